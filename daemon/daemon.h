@@ -103,7 +103,8 @@ struct daemon {
 
         /* Module.State as last announced, to signal only real changes. */
         char *module_state;
-        char *module_params;
+        char *module_params;       /* flattened, to compare */
+        char **module_param_list;  /* key, value, key, value, ..., NULL */
 
         /* Requests waiting for polkit or for the kernel. */
         struct auth_request *auth_requests;
@@ -146,6 +147,7 @@ int object_refresh(struct sbd_object *o);
 int object_refresh_attr(struct sbd_object *o, size_t index);
 /* Make the tree equal sysfs: add, remove and refresh, with signals. */
 int tree_sync(struct daemon *d);
+int tree_sync_full(struct daemon *d, bool module_removed);
 /* Only add devices that appeared (cheap at 10,000 devices). */
 int tree_scan_new_devices(struct daemon *d);
 void tree_emit_lists_changed(struct daemon *d, enum object_kind kind);
@@ -169,7 +171,7 @@ extern const sd_bus_vtable module_vtable[];
 int module_setup(struct daemon *d);
 int module_load(struct daemon *d, char **params, sd_bus_error *error);
 int module_unload(struct daemon *d, sd_bus_error *error);
-void module_emit_changes(struct daemon *d);
+void module_emit_changes(struct daemon *d, bool removed);
 bool module_driver_present(void);
 
 /* uevent.c */

@@ -152,6 +152,7 @@ static void daemon_done(struct daemon *d) {
                 d->kmod = kmod_unref(d->kmod);
         free(d->module_state);
         free(d->module_params);
+        strv_free(d->module_param_list);
         config_done(&d->config);
 }
 

@@ -89,14 +89,27 @@ static char *params_flatten(char **l) {
         return s;
 }
 
-void module_emit_changes(struct daemon *d) {
+void module_emit_changes(struct daemon *d, bool removed) {
         _cleanup_free_ char *state = NULL, *flat = NULL;
         _cleanup_strv_free_ char **params = NULL;
         const char *names[3] = {};
         size_t n = 0;
 
-        if (module_state(d, &state) < 0 || module_params(&params) < 0)
+        /* The kernel sends the module's "remove" uevent before it deletes
+         * /sys/module/sbd, which then still says "going": the event is
+         * the news, there will be no later one. */
+        if (removed)
+                state = strdup("unloaded");
+        else if (module_state(d, &state) < 0)
+                state = NULL;
+        if (!state || module_params(&params) < 0)
                 return (void) log_oom();
+        if (removed) {
+                strv_free(params);
+                params = calloc(1, sizeof(char *));
+                if (!params)
+                        return (void) log_oom();
+        }
         flat = params_flatten(params);
         if (!flat)
                 return (void) log_oom();
@@ -109,6 +122,8 @@ void module_emit_changes(struct daemon *d) {
         if (!streq_ptr(d->module_params, flat)) {
                 free(d->module_params);
                 d->module_params = TAKE_PTR(flat);
+                strv_free(d->module_param_list);
+                d->module_param_list = TAKE_PTR(params);
                 names[n++] = "Parameters";
         }
         if (n > 0 && d->ready)
@@ -271,14 +286,14 @@ int module_setup(struct daemon *d) {
 
 /* The D-Bus interface */
 
+/* State and Parameters are served as last read on a module uevent (or
+ * a re-synchronisation): that is when they change, and the signal must
+ * carry the value the event announced. */
 static int property_get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
                               sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_free_ char *state = NULL;
-        int r = module_state(userdata, &state);
+        struct daemon *d = userdata;
 
-        if (r < 0)
-                return r;
-        return sd_bus_message_append_basic(reply, 's', state);
+        return sd_bus_message_append_basic(reply, 's', d->module_state ?: "unloaded");
 }
 
 static int property_get_refcount(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -293,15 +308,14 @@ static int property_get_refcount(sd_bus *bus, const char *path, const char *inte
 
 static int property_get_parameters(sd_bus *bus, const char *path, const char *interface, const char *property,
                                    sd_bus_message *reply, void *userdata, sd_bus_error *error) {
-        _cleanup_strv_free_ char **l = NULL;
-        int r = module_params(&l);
+        struct daemon *d = userdata;
+        char **l = d->module_param_list;
+        int r;
 
-        if (r < 0)
-                return r;
         r = sd_bus_message_open_container(reply, 'a', "{ss}");
         if (r < 0)
                 return r;
-        for (char **i = l; i[0] && i[1]; i += 2) {
+        for (char **i = l; i && i[0] && i[1]; i += 2) {
                 r = sd_bus_message_append(reply, "{ss}", i[0], i[1]);
                 if (r < 0)
                         return r;

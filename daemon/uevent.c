@@ -75,7 +75,7 @@ static void handle_event(struct daemon *d, struct udev_device *dev) {
         else if ((streq(subsystem, "module") || streq(subsystem, "bus")) && streq(sysname, SBD_MODULE_NAME))
                 /* The module (and with it the bus) came or went: the
                  * children have their own events, but make sure. */
-                (void) tree_sync(d);
+                (void) tree_sync_full(d, streq(subsystem, "module") && streq(action, "remove"));
 }
 
 static int monitor_handler(sd_event_source *s, int fd, uint32_t revents, void *userdata) {

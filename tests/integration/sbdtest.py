@@ -287,7 +287,10 @@ class SbdTestCase(unittest.TestCase):
         while ctx.iteration(False):
             pass
         if not cond():
-            self.fail('%s within %ss' % (message, timeout))
+            log = ''
+            if getattr(self, 'daemon', None):
+                log = '\n--- sbdd log (tail) ---\n' + '\n'.join(self._read_log().splitlines()[-25:])
+            self.fail('%s within %ss%s' % (message, timeout, log))
 
     def settle(self, seconds=0.2):
         """Give signals that must NOT come a chance to arrive."""
