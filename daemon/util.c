@@ -57,7 +57,7 @@ int log_parse_level(const char *s) {
         return -EINVAL;
 }
 
-static void log_write(int level, const char *fmt, va_list ap) {
+static _printf_(2, 0) void log_write(int level, const char *fmt, va_list ap) {
         int saved = errno;
 
         if (log_prefix_mode < 0)
