@@ -216,10 +216,14 @@ static void attr_watch(struct sbd_object *o, struct attr_value *v) {
         /* Only EPOLLPRI: a kernfs file is always readable, so EPOLLIN
          * would wake us continuously. */
         r = sd_event_add_io(o->daemon->event, &v->watch, v->fd, EPOLLPRI, watch_handler, v);
-        if (r < 0)
+        if (r < 0) {
                 /* Plain files (a umockdev test bed) cannot be polled:
-                 * uevents still keep the value current. */
+                 * uevents still keep the value current. Do not hold an
+                 * fd that watches nothing. */
                 log_debug_errno(r, "Cannot watch %s/%s, relying on uevents: %m", o->syspath, def->file);
+                close(v->fd);
+                v->fd = -1;
+        }
 }
 
 /* The device's Driver and BlockDevice. Returns which changed in names. */
