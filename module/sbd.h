@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * sbd: the Simple Block Device of LWN's "Driver porting: Devices and
+ * attributes", ported to today's driver model and blk-mq.
+ */
+#ifndef SBD_H
+#define SBD_H
+
+#include <linux/device.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/xarray.h>
+
+#include "sbd_compat.h"
+
+#define SBD_NAME		"sbd"
+#define SBD_VERSION		"0.1.0"
+#define SBD_DEVICE_NAME		"Simple block device"
+
+/* Minors per disk: room for 15 partitions. */
+#define SBD_MINORS		16
+#define SBD_MAX_ID		((1U << MINORBITS) / SBD_MINORS - 1)
+#define SBD_LABEL_MAX		31
+
+/*
+ * One disk.  The struct device is embedded, and deliberately not the first
+ * member: code goes from it to the disk with container_of(), never a cast.
+ * The device's release callback owns the freeing of everything here.
+ */
+struct sbd_dev {
+	u32 id;
+	struct list_head list;		/* on sbd_devices, under sbd_lock */
+
+	/* Guards every field below up to @pages, and the attribute stores. */
+	struct mutex lock;
+	u64 size;			/* capacity in bytes */
+	bool read_only;
+	bool dying;			/* being deleted: refuse new opens */
+	unsigned int open_count;
+	char label[SBD_LABEL_MAX + 1];
+	struct gendisk *disk;		/* NULL while no driver is bound */
+	int probe_err;
+
+	bool offline;			/* set by the bus offline callback */
+	struct xarray pages;		/* data, a page allocated on first write */
+
+	struct device dev;
+};
+
+static inline struct sbd_dev *to_sbd_dev(struct device *dev)
+{
+	return container_of(dev, struct sbd_dev, dev);
+}
+
+/* sbd_main.c */
+extern int sbd_major;
+extern u64 sbd_max_size;
+extern SBD_BUS_CONST struct bus_type sbd_bus;
+
+/* sbd_sysfs.c */
+extern const struct attribute_group *sbd_dev_groups[];
+extern const struct attribute_group *sbd_driver_groups[];
+int sbd_parse_bytes(const char *buf, u64 *bytes);
+int sbd_parse_size(const char *buf, u64 *size);
+void sbd_notify_change(struct sbd_dev *sbd, const char *attr);
+
+/* sbd_registry.c */
+int sbd_registry_create(u64 size, int id);
+int sbd_registry_delete(u32 id);
+unsigned int sbd_registry_count(void);
+int sbd_registry_init(void);
+void sbd_registry_exit(void);
+
+/* sbd_disk.c */
+int sbd_disk_init(void);
+void sbd_disk_exit(void);
+int sbd_disk_add(struct sbd_dev *sbd);
+void sbd_disk_remove(struct sbd_dev *sbd);
+int sbd_disk_resize(struct sbd_dev *sbd, u64 size);
+extern const struct dev_pm_ops sbd_pm_ops;
+
+/* sbd_store.c */
+void sbd_store_init(struct sbd_dev *sbd);
+int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
+		   unsigned int offset, unsigned int len);
+int sbd_store_write(struct sbd_dev *sbd, sector_t sector, struct page *page,
+		    unsigned int offset, unsigned int len);
+void sbd_store_truncate(struct sbd_dev *sbd, u64 size);
+void sbd_store_free(struct sbd_dev *sbd);
+
+#endif /* SBD_H */

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The block side of sbd: a blk-mq gendisk per bound device, its I/O path and
+ * its power management.  The gendisk exists while the sbd driver is bound to
+ * the device (probe adds it, remove deletes it); the data lives in the
+ * device itself, so unbinding and binding again keeps it.
+ */
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/module.h>
+#include <linux/pm_runtime.h>
+
+#include "sbd.h"
+#include "sbd_compat.h"
+
+#define SBD_QUEUE_DEPTH		128
+#define SBD_AUTOSUSPEND_MS	2000
+
+int sbd_major;
+
+/* One tag set shared by every disk, so that a thousand disks stay cheap. */
+static struct blk_mq_tag_set sbd_tag_set;
+
+static blk_status_t sbd_transfer(struct sbd_dev *sbd, struct request *rq)
+{
+	bool write = op_is_write(req_op(rq));
+	sector_t sector = blk_rq_pos(rq);
+	struct req_iterator iter;
+	struct bio_vec bv;
+	int ret;
+
+	if (write && READ_ONCE(sbd->read_only))
+		return BLK_STS_IOERR;
+
+	rq_for_each_segment(bv, rq, iter) {
+		if (write)
+			ret = sbd_store_write(sbd, sector, bv.bv_page,
+					      bv.bv_offset, bv.bv_len);
+		else
+			ret = sbd_store_read(sbd, sector, bv.bv_page,
+					     bv.bv_offset, bv.bv_len);
+		if (ret)
+			return errno_to_blk_status(ret);
+		sector += bv.bv_len >> SECTOR_SHIFT;
+	}
+	return BLK_STS_OK;
+}
+
+static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
+				 const struct blk_mq_queue_data *bd)
+{
+	struct sbd_dev *sbd = hctx->queue->queuedata;
+	struct request *rq = bd->rq;
+	blk_status_t status;
+
+	blk_mq_start_request(rq);
+
+	if (READ_ONCE(sbd->offline)) {
+		status = BLK_STS_OFFLINE;
+	} else {
+		switch (req_op(rq)) {
+		case REQ_OP_READ:
+		case REQ_OP_WRITE:
+			status = sbd_transfer(sbd, rq);
+			break;
+		case REQ_OP_FLUSH:
+			status = BLK_STS_OK;
+			break;
+		default:
+			status = BLK_STS_NOTSUPP;
+			break;
+		}
+	}
+
+	blk_mq_end_request(rq, status);
+	return BLK_STS_OK;
+}
+
+static const struct blk_mq_ops sbd_mq_ops = {
+	.queue_rq	= sbd_queue_rq,
+};
+
+/*
+ * Opening a disk holds a reference on its device, so that the data outlives
+ * a delete or an unbind until the last opener is gone, and resumes it for
+ * runtime PM.  A disk being deleted refuses new openers.
+ */
+static int sbd_open_disk(struct gendisk *disk)
+{
+	struct sbd_dev *sbd = disk->private_data;
+	int ret = 0;
+
+	mutex_lock(&sbd->lock);
+	if (sbd->dying) {
+		ret = -ENXIO;
+	} else {
+		sbd->open_count++;
+		get_device(&sbd->dev);
+	}
+	mutex_unlock(&sbd->lock);
+	if (ret)
+		return ret;
+
+	/*
+	 * Resuming RAM cannot fail; what matters is the usage count, which
+	 * keeps the device active while it is open.
+	 */
+	pm_runtime_get_sync(&sbd->dev);
+	return 0;
+}
+
+static void sbd_release_disk(struct gendisk *disk)
+{
+	struct sbd_dev *sbd = disk->private_data;
+
+	mutex_lock(&sbd->lock);
+	sbd->open_count--;
+	mutex_unlock(&sbd->lock);
+
+	pm_runtime_mark_last_busy(&sbd->dev);
+	pm_runtime_put_autosuspend(&sbd->dev);
+	put_device(&sbd->dev);
+}
+
+/* 6.5: ->open takes the gendisk and ->release loses its mode. */
+#if SBD_KERNEL_AT_LEAST(6, 5)
+static int sbd_open(struct gendisk *disk, blk_mode_t mode)
+{
+	return sbd_open_disk(disk);
+}
+
+static void sbd_release(struct gendisk *disk)
+{
+	sbd_release_disk(disk);
+}
+#else
+static int sbd_open(struct block_device *bdev, fmode_t mode)
+{
+	return sbd_open_disk(bdev->bd_disk);
+}
+
+static void sbd_release(struct gendisk *disk, fmode_t mode)
+{
+	sbd_release_disk(disk);
+}
+#endif
+
+static const struct block_device_operations sbd_fops = {
+	.owner		= THIS_MODULE,
+	.open		= sbd_open,
+	.release	= sbd_release,
+};
+
+/* Create and add the gendisk of @sbd, with the sbd device as its parent. */
+int sbd_disk_add(struct sbd_dev *sbd)
+{
+	struct gendisk *disk;
+	int ret;
+
+	disk = sbd_compat_alloc_disk(&sbd_tag_set, sbd);
+	if (IS_ERR(disk))
+		return PTR_ERR(disk);
+
+	disk->major = sbd_major;
+	disk->first_minor = sbd->id * SBD_MINORS;
+	disk->minors = SBD_MINORS;
+	disk->fops = &sbd_fops;
+	disk->private_data = sbd;
+	snprintf(disk->disk_name, DISK_NAME_LEN, SBD_NAME "%u", sbd->id);
+
+	mutex_lock(&sbd->lock);
+	set_capacity(disk, sbd->size >> SECTOR_SHIFT);
+	sbd->disk = disk;
+	mutex_unlock(&sbd->lock);
+
+	/*
+	 * The parent makes the links of the article: block/sbdN below the
+	 * device, and /sys/block/sbdN/device back to it.
+	 */
+	ret = device_add_disk(&sbd->dev, disk, NULL);
+	if (ret)
+		goto err_put;
+
+	mutex_lock(&sbd->lock);
+	if (sbd->read_only)
+		set_disk_ro(disk, true);
+	mutex_unlock(&sbd->lock);
+
+	pm_runtime_set_autosuspend_delay(&sbd->dev, SBD_AUTOSUSPEND_MS);
+	pm_runtime_use_autosuspend(&sbd->dev);
+	pm_runtime_enable(&sbd->dev);
+	return 0;
+
+err_put:
+	mutex_lock(&sbd->lock);
+	sbd->disk = NULL;
+	mutex_unlock(&sbd->lock);
+	put_disk(disk);
+	return ret;
+}
+
+/* Delete the gendisk; del_gendisk() waits for the I/O in flight. */
+void sbd_disk_remove(struct sbd_dev *sbd)
+{
+	struct gendisk *disk;
+
+	pm_runtime_disable(&sbd->dev);
+	pm_runtime_dont_use_autosuspend(&sbd->dev);
+
+	mutex_lock(&sbd->lock);
+	disk = sbd->disk;
+	sbd->disk = NULL;
+	mutex_unlock(&sbd->lock);
+
+	if (!disk)
+		return;
+	del_gendisk(disk);
+	put_disk(disk);
+}
+
+/*
+ * Change the capacity.  Called with sbd->lock held and the disk closed; the
+ * queue is frozen anyway, so that nothing reads a page being dropped.
+ */
+int sbd_disk_resize(struct sbd_dev *sbd, u64 size)
+{
+	struct gendisk *disk = sbd->disk;
+	unsigned int flags = 0;
+
+	lockdep_assert_held(&sbd->lock);
+
+	if (disk)
+		flags = sbd_compat_freeze(disk->queue);
+	sbd->size = size;
+	sbd_store_truncate(sbd, size);
+	if (disk) {
+		set_capacity_and_notify(disk, size >> SECTOR_SHIFT);
+		sbd_compat_unfreeze(disk->queue, flags);
+	}
+	return 0;
+}
+
+static int sbd_runtime_suspend(struct device *dev)
+{
+	dev_dbg(dev, "runtime suspend\n");
+	return 0;
+}
+
+static int sbd_runtime_resume(struct device *dev)
+{
+	dev_dbg(dev, "runtime resume\n");
+	return 0;
+}
+
+/* System sleep: RAM keeps its contents; just hold the I/O back meanwhile. */
+static int sbd_suspend(struct device *dev)
+{
+	struct sbd_dev *sbd = to_sbd_dev(dev);
+
+	mutex_lock(&sbd->lock);
+	if (sbd->disk)
+		blk_mq_quiesce_queue(sbd->disk->queue);
+	mutex_unlock(&sbd->lock);
+	return 0;
+}
+
+static int sbd_resume(struct device *dev)
+{
+	struct sbd_dev *sbd = to_sbd_dev(dev);
+
+	mutex_lock(&sbd->lock);
+	if (sbd->disk)
+		blk_mq_unquiesce_queue(sbd->disk->queue);
+	mutex_unlock(&sbd->lock);
+	return 0;
+}
+
+const struct dev_pm_ops sbd_pm_ops = {
+	SYSTEM_SLEEP_PM_OPS(sbd_suspend, sbd_resume)
+	RUNTIME_PM_OPS(sbd_runtime_suspend, sbd_runtime_resume, NULL)
+};
+
+int sbd_disk_init(void)
+{
+	int ret;
+
+	sbd_major = register_blkdev(0, SBD_NAME);
+	if (sbd_major < 0)
+		return sbd_major;
+
+	sbd_tag_set.ops = &sbd_mq_ops;
+	sbd_tag_set.nr_hw_queues = 1;
+	sbd_tag_set.queue_depth = SBD_QUEUE_DEPTH;
+	sbd_tag_set.numa_node = NUMA_NO_NODE;
+	/*
+	 * BLOCKING: the first write to a page allocates it, which may sleep.
+	 * No scheduler by default: reordering requests buys RAM nothing.
+	 */
+	sbd_tag_set.flags = SBD_MQ_F_MERGE | BLK_MQ_F_BLOCKING |
+			    BLK_MQ_F_NO_SCHED_BY_DEFAULT;
+
+	ret = blk_mq_alloc_tag_set(&sbd_tag_set);
+	if (ret) {
+		unregister_blkdev(sbd_major, SBD_NAME);
+		return ret;
+	}
+	return 0;
+}
+
+void sbd_disk_exit(void)
+{
+	blk_mq_free_tag_set(&sbd_tag_set);
+	unregister_blkdev(sbd_major, SBD_NAME);
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * sbd: the Simple Block Device.
+ *
+ * The article registered a sys_device on the "system" bus.  Today the same
+ * shape is a bus of our own registered as a system subsystem, which puts
+ * the devices below /sys/devices/system/sbd/ and gives us
+ * /sys/bus/sbd/{devices,drivers}/.  The driver "sbd" binds to every device
+ * on it and adds its gendisk with the device as parent.
+ */
+#include <linux/device.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/module.h>
+
+#include "sbd.h"
+
+static unsigned int sbd_ndevices = 1;
+module_param_named(ndevices, sbd_ndevices, uint, 0444);
+MODULE_PARM_DESC(ndevices, "Number of disks to create at load time (default 1)");
+
+static u64 sbd_default_size = 16ULL << 20;
+u64 sbd_max_size = 1ULL << 30;
+
+/*
+ * Each size is checked on its own here; that the default size is within
+ * max_size is checked in sbd_init(), once both are known.
+ */
+static int sbd_param_set_size(const char *val, const struct kernel_param *kp)
+{
+	return sbd_parse_bytes(val, kp->arg);
+}
+
+static const struct kernel_param_ops sbd_param_size_ops = {
+	.set = sbd_param_set_size,
+	.get = param_get_ullong,
+};
+
+module_param_cb(size, &sbd_param_size_ops, &sbd_default_size, 0444);
+MODULE_PARM_DESC(size, "Capacity of each disk created at load time, in bytes with an optional K/M/G/T suffix (default 16M)");
+module_param_cb(max_size, &sbd_param_size_ops, &sbd_max_size, 0444);
+MODULE_PARM_DESC(max_size, "Largest capacity a disk may have (default 1G)");
+
+static int sbd_uevent(SBD_UEVENT_DEV_CONST struct device *dev,
+		      struct kobj_uevent_env *env)
+{
+	return add_uevent_var(env, "SBD_ID=%s", dev_name(dev) + strlen(SBD_NAME));
+}
+
+static int sbd_online(struct device *dev)
+{
+	WRITE_ONCE(to_sbd_dev(dev)->offline, false);
+	return 0;
+}
+
+/* An offline disk stays in place but fails all I/O. */
+static int sbd_offline(struct device *dev)
+{
+	WRITE_ONCE(to_sbd_dev(dev)->offline, true);
+	return 0;
+}
+
+SBD_BUS_CONST struct bus_type sbd_bus = {
+	.name		= SBD_NAME,
+	.dev_groups	= sbd_dev_groups,
+	.uevent		= sbd_uevent,
+	.online		= sbd_online,
+	.offline	= sbd_offline,
+};
+
+static int sbd_probe(struct device *dev)
+{
+	struct sbd_dev *sbd = to_sbd_dev(dev);
+
+	sbd->probe_err = sbd_disk_add(sbd);
+	return sbd->probe_err;
+}
+
+static int sbd_remove(struct device *dev)
+{
+	sbd_disk_remove(to_sbd_dev(dev));
+	return 0;
+}
+
+static struct device_driver sbd_driver = {
+	.name		= SBD_NAME,
+	.bus		= &sbd_bus,
+	.owner		= THIS_MODULE,
+	.groups		= sbd_driver_groups,
+	.probe		= sbd_probe,
+	.remove		= sbd_remove,
+	.pm		= pm_ptr(&sbd_pm_ops),
+};
+
+static int __init sbd_create_initial(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < sbd_ndevices; i++) {
+		ret = sbd_registry_create(sbd_default_size, -1);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int __init sbd_init(void)
+{
+	int ret;
+
+	if (sbd_default_size > sbd_max_size) {
+		pr_err("size %llu is over max_size %llu\n",
+		       sbd_default_size, sbd_max_size);
+		return -EINVAL;
+	}
+	if (sbd_ndevices > SBD_MAX_ID + 1)
+		return -EINVAL;
+
+	ret = sbd_disk_init();
+	if (ret)
+		return ret;
+
+	ret = subsys_system_register(&sbd_bus, NULL);
+	if (ret)
+		goto err_disk;
+
+	ret = driver_register(&sbd_driver);
+	if (ret)
+		goto err_bus;
+
+	ret = sbd_registry_init();
+	if (ret)
+		goto err_driver;
+
+	ret = sbd_create_initial();
+	if (ret)
+		goto err_registry;
+
+	pr_info("version %s, major %d, %u disk(s)\n", SBD_VERSION, sbd_major,
+		sbd_registry_count());
+	return 0;
+
+err_registry:
+	sbd_registry_exit();
+err_driver:
+	driver_unregister(&sbd_driver);
+err_bus:
+	bus_unregister(&sbd_bus);
+err_disk:
+	sbd_disk_exit();
+	return ret;
+}
+
+static void __exit sbd_exit(void)
+{
+	sbd_registry_exit();
+	driver_unregister(&sbd_driver);
+	bus_unregister(&sbd_bus);
+	sbd_disk_exit();
+}
+
+module_init(sbd_init);
+module_exit(sbd_exit);
+
+MODULE_AUTHOR("The SBD developers");
+MODULE_DESCRIPTION("Simple Block Device: RAM disks on their own system bus");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(SBD_VERSION);

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The set of sbd devices: created and deleted at run time through the
+ * driver's new_device and delete_device attributes (as netdevsim does), kept
+ * in one list under one mutex, with ids from an ida.  An "enabled" flag
+ * refuses new devices once the module has started to unload.
+ */
+#include <linux/idr.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include "sbd.h"
+
+static LIST_HEAD(sbd_devices);
+static DEFINE_MUTEX(sbd_lock);	/* guards the three below */
+static DEFINE_IDA(sbd_ida);
+static unsigned int sbd_count;
+static bool sbd_enabled;
+
+/* The device's last reference is gone: free its data and its id. */
+static void sbd_dev_release(struct device *dev)
+{
+	struct sbd_dev *sbd = to_sbd_dev(dev);
+
+	sbd_store_free(sbd);
+	ida_free(&sbd_ida, sbd->id);
+	mutex_destroy(&sbd->lock);
+	kfree(sbd);
+}
+
+static int sbd_alloc_id(int id)
+{
+	int ret;
+
+	if (id < 0)
+		return ida_alloc_max(&sbd_ida, SBD_MAX_ID, GFP_KERNEL);
+
+	ret = ida_alloc_range(&sbd_ida, id, id, GFP_KERNEL);
+	return ret == -ENOSPC ? -EEXIST : ret;
+}
+
+static struct sbd_dev *sbd_find(u32 id)
+{
+	struct sbd_dev *sbd;
+
+	lockdep_assert_held(&sbd_lock);
+	list_for_each_entry(sbd, &sbd_devices, list)
+		if (sbd->id == id)
+			return sbd;
+	return NULL;
+}
+
+/*
+ * Create a disk of @size bytes with id @id, or the lowest free id if @id is
+ * negative.  The driver binds to it during device_add(), which adds the
+ * gendisk; a failed probe fails the whole creation.  Returns the id.
+ */
+int sbd_registry_create(u64 size, int id)
+{
+	struct sbd_dev *sbd;
+	int ret;
+
+	mutex_lock(&sbd_lock);
+	if (!sbd_enabled) {
+		ret = -ENODEV;
+		goto out_unlock;
+	}
+
+	id = sbd_alloc_id(id);
+	if (id < 0) {
+		ret = id;
+		goto out_unlock;
+	}
+
+	sbd = kzalloc(sizeof(*sbd), GFP_KERNEL);
+	if (!sbd) {
+		ida_free(&sbd_ida, id);
+		ret = -ENOMEM;
+		goto out_unlock;
+	}
+	sbd->id = id;
+	sbd->size = size;
+	snprintf(sbd->label, sizeof(sbd->label), SBD_NAME "%u", id);
+	mutex_init(&sbd->lock);
+	sbd_store_init(sbd);
+
+	/* From here on, the release callback owns the freeing. */
+	device_initialize(&sbd->dev);
+	sbd->dev.bus = &sbd_bus;
+	sbd->dev.release = sbd_dev_release;
+	ret = dev_set_name(&sbd->dev, SBD_NAME "%u", id);
+	if (ret)
+		goto out_put;
+
+	ret = device_add(&sbd->dev);
+	if (ret)
+		goto out_put;
+
+	if (sbd->probe_err || !sbd->disk) {
+		ret = sbd->probe_err ? sbd->probe_err : -ENODEV;
+		device_unregister(&sbd->dev);
+		goto out_unlock;
+	}
+
+	list_add_tail(&sbd->list, &sbd_devices);
+	WRITE_ONCE(sbd_count, sbd_count + 1);
+	mutex_unlock(&sbd_lock);
+	return id;
+
+out_put:
+	put_device(&sbd->dev);
+out_unlock:
+	mutex_unlock(&sbd_lock);
+	return ret;
+}
+
+/* Unregister @sbd unless it is open.  Called with sbd_lock held. */
+static int sbd_delete_locked(struct sbd_dev *sbd)
+{
+	lockdep_assert_held(&sbd_lock);
+
+	mutex_lock(&sbd->lock);
+	if (sbd->open_count) {
+		mutex_unlock(&sbd->lock);
+		return -EBUSY;
+	}
+	sbd->dying = true;
+	mutex_unlock(&sbd->lock);
+
+	list_del(&sbd->list);
+	WRITE_ONCE(sbd_count, sbd_count - 1);
+	device_unregister(&sbd->dev);
+	return 0;
+}
+
+int sbd_registry_delete(u32 id)
+{
+	struct sbd_dev *sbd;
+	int ret;
+
+	mutex_lock(&sbd_lock);
+	sbd = sbd_enabled ? sbd_find(id) : NULL;
+	ret = sbd ? sbd_delete_locked(sbd) : -ENODEV;
+	mutex_unlock(&sbd_lock);
+	return ret;
+}
+
+unsigned int sbd_registry_count(void)
+{
+	return READ_ONCE(sbd_count);
+}
+
+int sbd_registry_init(void)
+{
+	mutex_lock(&sbd_lock);
+	sbd_enabled = true;
+	mutex_unlock(&sbd_lock);
+	return 0;
+}
+
+/*
+ * Refuse new devices, then delete every one.  None can be open: an open
+ * disk holds a reference on the module, so this never runs then.
+ */
+void sbd_registry_exit(void)
+{
+	struct sbd_dev *sbd, *next;
+
+	mutex_lock(&sbd_lock);
+	sbd_enabled = false;
+	list_for_each_entry_safe(sbd, next, &sbd_devices, list)
+		WARN_ON(sbd_delete_locked(sbd));
+	mutex_unlock(&sbd_lock);
+	ida_destroy(&sbd_ida);
+}
