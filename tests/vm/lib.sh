@@ -286,22 +286,28 @@ notify_collect() {
 
 # ------------------------------------------------------------ the sbd module
 
-sbd_module_path() {
-	local ko=${SBD_MODULE:-$SBD_BUILD_DIR/module/sbd.ko}
-	[[ -f $ko ]] || die "sbd.ko not found at $ko (build the module, or set SBD_MODULE)"
-	printf '%s\n' "$ko"
-}
-
 # sbd_module_install: put sbd.ko into /lib/modules/$(uname -r)/extra of the
-# guest's overlay and index it, so that modprobe (and libkmod) find it by name.
+# guest's overlay with a module index that knows it, so that modprobe (and
+# libkmod) find it by name. run-vm prepared the index on the host
+# (SBD_VM_MODINDEX, see mkmodindex): depmod in the guest takes 90 s.
 sbd_module_install() {
-	local ko krel
-	ko=$(sbd_module_path)
+	local krel dir
 	krel=$(uname -r)
-	[[ -f /lib/modules/$krel/extra/sbd.ko ]] && cmp -s "$ko" "/lib/modules/$krel/extra/sbd.ko" && return 0
-	mkdir -p "/lib/modules/$krel/extra"
-	cp "$ko" "/lib/modules/$krel/extra/sbd.ko"
-	depmod -a "$krel" || die "depmod failed"
+	dir=/lib/modules/$krel
+	[[ -f $dir/extra/sbd.ko ]] && return 0
+	if [[ -n ${SBD_VM_MODINDEX:-} ]]; then
+		[[ -f $SBD_VM_MODINDEX/sbd.ko ]] || die "no sbd.ko in $SBD_VM_MODINDEX"
+		mkdir -p "$dir/extra"
+		cp "$SBD_VM_MODINDEX/sbd.ko" "$dir/extra/sbd.ko"
+		cp "$SBD_VM_MODINDEX"/modules.* "$dir/"
+	else
+		local ko=${SBD_MODULE:-$SBD_BUILD_DIR/module/sbd.ko}
+		[[ -f $ko ]] || die "sbd.ko not found at $ko (build the module, or set SBD_MODULE)"
+		log "no module index from the host: running depmod in the guest (slow)"
+		mkdir -p "$dir/extra"
+		cp "$ko" "$dir/extra/sbd.ko"
+		depmod -a "$krel" || die "depmod failed"
+	fi
 	local vermagic
 	vermagic=$(modinfo -F vermagic sbd 2>/dev/null || true)
 	[[ $vermagic == "$krel "* ]] || die "sbd.ko was built for '${vermagic%% *}', the guest runs $krel"
