@@ -113,14 +113,22 @@ assert_match() {
 	fi
 }
 
+# read_attr PATH: print a (sysfs) file's content without its trailing
+# newline; no fork, each exec costs 0.1 s under TCG. Fails if unreadable.
+read_attr() {
+	local _v=
+	{ IFS= read -r -d '' _v || true; } <"$1" || return 1
+	printf '%s' "${_v%$'\n'}"
+}
+
 # assert_file_content PATH EXPECTED: the file's content (trailing newline cut)
 assert_file_content() {
-	local got
-	if ! got=$(cat "$1" 2>&1); then
-		fail "cat $1: $got"
+	local got=
+	if ! { IFS= read -r -d '' got || true; } <"$1" 2>/dev/null; then
+		fail "$1 cannot be read"
 		return 0
 	fi
-	assert_eq "$2" "$got" "$1"
+	assert_eq "$2" "${got%$'\n'}" "$1"
 }
 
 assert_exists() {
