@@ -89,9 +89,9 @@ trap _sbd_on_exit EXIT
 # assert_eq EXPECTED ACTUAL [WHAT]
 assert_eq() {
 	if [[ $2 == "$1" ]]; then
-		pass "${3:-value} = '$1'"
+		pass "${3:-value} = $(shown "$1")"
 	else
-		fail "${3:-value}: expected '$1', got '$2'"
+		fail "${3:-value}: expected $(shown "$1"), got $(shown "$2")"
 	fi
 }
 
@@ -185,13 +185,18 @@ assert_fails() {
 	fi
 }
 
+# shown VALUE: VALUE as a message shows it (escaped when not printable)
+shown() {
+	if [[ $1 == *[![:print:]]* || -z $1 ]]; then printf '%q' "$1"; else printf "'%s'" "$1"; fi
+}
+
 # attr_write PATH VALUE: one write(2) of VALUE that must succeed
 attr_write() {
 	local out
 	if out=$("$SBD_VM_TOOL" write "$1" "$2" 2>&1); then
-		pass "write '$2' > $1"
+		pass "write $(shown "$2") > $1"
 	else
-		fail "write '$2' > $1 failed: ${out//$'\n'/ }"
+		fail "write $(shown "$2") > $1 failed: ${out//$'\n'/ }"
 	fi
 }
 
@@ -202,16 +207,16 @@ expect_write_errno() {
 	shift 2
 	got=$("$SBD_VM_TOOL" write "$path" "$value" 2>/dev/null) || rc=$?
 	if ((rc == 0)); then
-		fail "write '$value' > $path succeeded, expected $*"
+		fail "write $(shown "$value") > $path succeeded, expected $*"
 		return 0
 	fi
 	for want in "$@"; do
 		if [[ $got == "$want" ]]; then
-			pass "write '$value' > $path fails with $got"
+			pass "write $(shown "$value") > $path fails with $got"
 			return 0
 		fi
 	done
-	fail "write '$value' > $path: expected $*, got ${got:-status $rc}"
+	fail "write $(shown "$value") > $path: expected $*, got ${got:-status $rc}"
 }
 
 # ------------------------------------------------------------------ helpers
