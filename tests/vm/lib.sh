@@ -265,6 +265,12 @@ bg_wait() {
 
 bg_output() { cat "$SBD_TMP/$1.out"; }
 
+# bg_stop NAME: end it (for listeners that run until stopped)
+bg_stop() {
+	kill "${_sbd_bg_pid[$1]}" 2>/dev/null || true
+	bg_wait "$1" || true
+}
+
 # uevents_start NAME COUNT [TIMEOUT_MS] [--match KEY=GLOB]...: listen for
 # COUNT kernel uevents (matching all patterns) before changing anything.
 uevents_start() {
@@ -347,7 +353,9 @@ sbd_module_unload() {
 	fi
 }
 
+# shellcheck disable=SC2034 # for the scenarios
 SBD_BUS=/sys/bus/sbd
+# shellcheck disable=SC2034
 SBD_DRV=/sys/bus/sbd/drivers/sbd
 SBD_DEVICES=/sys/devices/system/sbd
 

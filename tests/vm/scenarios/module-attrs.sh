@@ -1,6 +1,7 @@
 #!/bin/bash
 # (c) Every writable attribute: good writes take effect, bad ones fail with
 # the errno contract.md names and change nothing.
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
 M=$((1024 * 1024))

@@ -1,6 +1,7 @@
 #!/bin/bash
 # (b) Data: random bytes written to /dev/sbd0 read back identical, across a
 # resize and while read-only (writes fail, data unchanged).
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
 M=$((1024 * 1024))

@@ -1,6 +1,7 @@
 #!/bin/bash
 # (d) new_device and delete_device: several disks, ids, errors, EBUSY while
 # open, and ndevices following every step.
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
 M=$((1024 * 1024))
@@ -110,7 +111,7 @@ attr_write "$SBD_DRV/delete_device" sbd0
 gone_fully sbd0
 assert_file_content "$SBD_DRV/ndevices" 0
 assert_eq "" "$(devices)" "devices"
-for i in 1 2 3 4 5 6; do
+for _ in 1 2 3 4 5 6; do
 	attr_write "$SBD_DRV/new_device" 8M
 done
 assert_file_content "$SBD_DRV/ndevices" 6
@@ -119,4 +120,4 @@ assert_eq "sbd0 sbd1 sbd2 sbd3 sbd4 sbd5" "$(devices)" "devices"
 step "unload with six disks"
 sbd_module_unload
 assert_not_exists "$SBD_BUS"
-assert_eq "" "$(ls /dev | grep '^sbd' || true)" "/dev/sbd*"
+assert_eq "" "$(find /dev -maxdepth 1 -name 'sbd*')" "/dev/sbd*"

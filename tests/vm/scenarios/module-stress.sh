@@ -4,6 +4,7 @@
 # of guest time. Every write must succeed or fail with an errno that
 # contract.md allows at that moment; data outside the stressed area must
 # survive; the module must unload; run-vm then checks the kernel log.
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
 duration=${1:-25}
@@ -85,8 +86,7 @@ pids+=($!)
 for pid in "${pids[@]}"; do
 	if wait "$pid"; then pass "worker $pid ended"; else fail "worker $pid exited with status $?"; fi
 done
-kill "${_sbd_bg_pid[all]}" 2>/dev/null || true
-bg_wait all || true
+bg_stop all
 log "uevents seen: $(bg_output all | wc -l)"
 if [[ -s $errors ]]; then
 	fail "$(wc -l <"$errors") unexpected results, first: $(head -n 5 "$errors" | tr '\n' ';')"

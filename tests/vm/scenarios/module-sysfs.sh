@@ -2,6 +2,7 @@
 # (a) The sysfs layout and links of the article, as contract.md section 2
 # fixes them: bus, driver, device, gendisk, the links between them, and the
 # article's attributes.
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
 step "load the module with its defaults"

@@ -3,6 +3,7 @@
 # and a sysfs_notify() (POLLPRI) on the attribute; add/remove uevents for
 # new_device/delete_device; offline/online for `online`. Writes that change
 # nothing, or fail, announce nothing. The listeners start before each change.
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
 M=$((1024 * 1024))

@@ -1,6 +1,7 @@
 #!/bin/bash
 # (f) Unloading: rmmod with several disks present removes every trace; rmmod
 # is refused while a disk is open; module parameters shape the first disks.
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
 M=$((1024 * 1024))
@@ -9,8 +10,8 @@ no_trace_left() {
 	assert_not_exists /sys/module/sbd
 	assert_not_exists "$SBD_BUS"
 	assert_not_exists "$SBD_DEVICES"
-	assert_eq "" "$(ls /dev | grep '^sbd' || true)" "/dev/sbd*"
-	assert_eq "" "$(ls /sys/block | grep '^sbd' || true)" "/sys/block/sbd*"
+	assert_eq "" "$(find /dev -maxdepth 1 -name 'sbd*')" "/dev/sbd*"
+	assert_eq "" "$(find /sys/block -maxdepth 1 -name 'sbd*')" "/sys/block/sbd*"
 	assert_eq "" "$(awk '$2 == "sbd"' /proc/devices)" "sbd in /proc/devices"
 }
 

@@ -2,6 +2,7 @@
 # The harness itself, without the sbd module: the guest runs the kernel we
 # asked for, sees the host's programs and build tree, and a real block
 # device (the kernel's own brd) keeps what is written to it.
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
 step "the guest runs the requested kernel"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # --systemd mode: systemd is PID 1 of the guest, the scenario runs from
 # sbd-vm-scenario.service, the system bus answers, udevd runs.
+# shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm --systemd}"
 
 step "systemd is PID 1 and the boot finishes"
