@@ -382,7 +382,10 @@ _sbdd_runs=0
 # polkit answers, and only root may write (the contract's rule).
 sbd_bus_start() {
 	install -m 0644 "$SBD_SOURCE_DIR/dbus/org.sbd.Sbd1.conf" /etc/dbus-1/system.d/
-	[[ ${1:-} == --polkit ]] || rm -f /usr/share/dbus-1/system-services/org.freedesktop.PolicyKit1.service
+	if [[ ${1:-} != --polkit && -f $_sbd_polkit_service ]]; then
+		mkdir -p /run/sbd-vm
+		mv "$_sbd_polkit_service" /run/sbd-vm/
+	fi
 	if [[ -S /run/dbus/system_bus_socket ]]; then
 		busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
 			die "the running system bus did not reload its configuration"
@@ -395,13 +398,26 @@ sbd_bus_start() {
 		die "the system bus does not answer"
 }
 
-# sbdd_start [SBDD_ARGS...]: start sbdd in the background (default
+_sbd_polkit_service=/usr/share/dbus-1/system-services/org.freedesktop.PolicyKit1.service
+
+# sbd_bus_polkit: from now on the bus activates the real polkitd (hidden by
+# sbd_bus_start) on the first CheckAuthorization.
+sbd_bus_polkit() {
+	[[ -f /run/sbd-vm/${_sbd_polkit_service##*/} ]] && mv "/run/sbd-vm/${_sbd_polkit_service##*/}" "$_sbd_polkit_service"
+	[[ -f $_sbd_polkit_service ]] || die "polkitd is not installed ($_sbd_polkit_service)"
+	busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
+		die "the system bus did not reload its configuration"
+}
+
+# sbdd_start [SBDD_ARGS...]: install sbd.ko for modprobe/libkmod (not
+# loading it) and start sbdd in the background (default
 # --uevent-source=kernel --log-level=debug; under valgrind when
 # SBDD_VALGRIND=1) and wait until it owns org.sbd.Sbd1. Its output goes to
 # $SBDD_LOG (appended; copied to the results share at the end).
 sbdd_start() {
 	local args=(--log-level=debug) cmd=() a
 	[[ -x $SBDD ]] || die "sbdd is not built ($SBDD)"
+	sbd_module_install # so that libkmod finds sbd by name
 	[[ " $* " == *" --uevent-source"* ]] || args+=(--uevent-source=kernel)
 	if [[ ${SBDD_VALGRIND:-0} == 1 ]]; then
 		cmd=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
@@ -477,11 +493,16 @@ dbus_get() {
 	busctl --system get-property "$SBD_NAME" "$1" "$2" "$3" 2>&1
 }
 
-# dbus_error CMD_FOR_GDBUS...: run `gdbus call --system -d org.sbd.Sbd1 ARGS`
+# dbus_error [--as-nobody] GDBUS_CALL_ARGS...: run `gdbus call --system -d
+# org.sbd.Sbd1 ARGS` (as uid/gid 65534: a separate, unprivileged caller)
 # and print the D-Bus error's name, or "ok" when the call succeeded.
 dbus_error() {
-	local out
-	if out=$(gdbus call --system -d "$SBD_NAME" "$@" 2>&1); then
+	local out pre=()
+	if [[ $1 == --as-nobody ]]; then
+		pre=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+		shift
+	fi
+	if out=$("${pre[@]}" gdbus call --system -d "$SBD_NAME" "$@" 2>&1); then
 		echo ok
 	elif [[ $out =~ GDBus\.Error:([A-Za-z0-9_.]+) ]]; then
 		echo "${BASH_REMATCH[1]}"
