@@ -142,9 +142,13 @@ struct sbd_object *object_find_by_path(struct daemon *d, const char *path);
  * sysfs directory syspath. ret may be NULL. */
 int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret);
 void tree_remove(struct daemon *d, struct sbd_object *o);
-/* Re-read the object's cached attributes and links, signal changes. */
+/* Re-read the object's cached attributes and links, signal changes.
+ * -ENOENT (nothing changed, nothing signalled): an attribute vanished,
+ * the object is being deleted; once object_gone(), tree_remove() it. */
 int object_refresh(struct sbd_object *o);
 int object_refresh_attr(struct sbd_object *o, size_t index);
+/* The object's sysfs directory is no longer there (or was replaced). */
+bool object_gone(struct sbd_object *o);
 /* Make the tree equal sysfs: add, remove and refresh, with signals. */
 int tree_sync(struct daemon *d);
 int tree_sync_full(struct daemon *d, bool module_removed);
