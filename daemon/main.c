@@ -177,7 +177,7 @@ static void daemon_done(struct daemon *d) {
         auth_requests_free_all(d);
         waiters_free_all(d);
         uevent_done(d);
-        d->lists_event = sd_event_source_disable_unref(d->lists_event);
+        lists_done(d);
         object_sets_done(d);
         attr_tables_done(d);
         uid_cache_done(d);
@@ -240,6 +240,7 @@ static int run(struct daemon *d) {
         if (r < 0)
                 return log_error_errno(r, "Cannot enumerate sbd devices: %m");
         d->ready = true;
+        lists_init(d);
 
         /* Only now, with every object in place, take the name. */
         r = sd_bus_request_name(d->bus, SBD_BUS_NAME, 0);

@@ -263,15 +263,16 @@ static void device_read_links(struct sbd_object *o, char **names, size_t *n) {
                 if (asprintf(&block_device, "/dev/%s", block) < 0)
                         return (void) log_oom();
         }
-        if (free_and_strdup(&o->driver_path, driver_path ?: "/") > 0)
+        if (free_and_strdup(&o->driver_path, driver_path ?: "/") > 0) {
                 names[(*n)++] = "Driver";
+                tree_lists_changed(o->daemon); /* the drivers' Devices */
+        }
         if (free_and_strdup(&o->block_device, block_device ?: "") > 0)
                 names[(*n)++] = "BlockDevice";
 }
 
 int object_refresh(struct sbd_object *o) {
         _cleanup_free_ char **names = calloc(o->n_values + 3, sizeof(char *));
-        _cleanup_free_ char *old_driver = NULL;
         size_t n = 0;
 
         if (!names)
@@ -283,11 +284,8 @@ int object_refresh(struct sbd_object *o) {
                 if (changed)
                         names[n++] = o->daemon->tables[o->kind].defs[i].property;
         }
-        old_driver = o->driver_path ? strdup(o->driver_path) : NULL;
         device_read_links(o, names, &n);
         emit_changed(o, names);
-        if (o->kind == OBJECT_DEVICE && o->daemon->ready && !streq_ptr(old_driver, o->driver_path))
-                device_emit_driver_devices(o->daemon);
         return (int) n;
 }
 
@@ -384,51 +382,6 @@ fail:
         return r;
 }
 
-void device_emit_driver_devices(struct daemon *d) {
-        struct object_set *drivers = &d->objects[OBJECT_DRIVER];
-
-        if (!d->ready)
-                return;
-        for (size_t i = 0; i < drivers->n; i++)
-                (void) sd_bus_emit_properties_changed(d->bus, drivers->sorted[i]->path, SBD_DRIVER_IFACE,
-                                                      "Devices", NULL);
-}
-
-static int lists_changed_handler(sd_event_source *s, void *userdata) {
-        struct daemon *d = userdata;
-
-        for (int k = 0; k < _OBJECT_KIND_MAX; k++) {
-                if (!d->lists_dirty[k])
-                        continue;
-                d->lists_dirty[k] = false;
-                (void) sd_bus_emit_properties_changed(d->bus, SBD_ROOT_PATH, SBD_MANAGER_IFACE,
-                                                      k == OBJECT_DRIVER ? "Drivers" : "Devices", NULL);
-                if (k == OBJECT_DEVICE) {
-                        device_emit_driver_devices(d);
-                        /* ndevices changed with the set of devices. */
-                        for (size_t i = 0; i < d->objects[OBJECT_DRIVER].n; i++)
-                                object_refresh(d->objects[OBJECT_DRIVER].sorted[i]);
-                }
-        }
-        return 0;
-}
-
-void tree_emit_lists_changed(struct daemon *d, enum object_kind kind) {
-        int r;
-
-        if (!d->ready)
-                return;
-        d->lists_dirty[kind] = true;
-        if (!d->lists_event) {
-                r = sd_event_add_defer(d->event, &d->lists_event, lists_changed_handler, d);
-                if (r < 0) {
-                        log_warning_errno(r, "Cannot schedule list signals: %m");
-                        return;
-                }
-        }
-        (void) sd_event_source_set_enabled(d->lists_event, SD_EVENT_ONESHOT);
-}
-
 int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret) {
         struct sbd_object *o = object_find(d, kind, path_basename(syspath));
         int r;
@@ -459,8 +412,10 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
                 r = sd_bus_emit_object_added(d->bus, o->path);
                 if (r < 0)
                         log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", o->path);
-                tree_emit_lists_changed(d, kind);
+                tree_lists_changed(d);
         }
+        if (kind == OBJECT_DRIVER)
+                lists_init_driver(d, o);
         waiters_object_added(d, o);
         if (ret)
                 *ret = o;
@@ -482,7 +437,7 @@ void tree_remove(struct daemon *d, struct sbd_object *o) {
         }
         set_remove(&d->objects[kind], o);
         object_free(o);
-        tree_emit_lists_changed(d, kind);
+        tree_lists_changed(d);
         if (name && kind == OBJECT_DEVICE)
                 waiters_object_removed(d, name);
 }

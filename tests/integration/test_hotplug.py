@@ -107,6 +107,27 @@ class Uevents(sbdtest.SbdTestCase):
                       message='InterfacesRemoved for sbd1')
         self.assertEqual(self.properties_changed(device_path(1)), {})
 
+    def test_lists_signalled_only_when_changed(self):
+        # Found in the VM: a device unbound and then deleted had the
+        # driver's Devices signalled twice with the same value.
+        import os
+        tb = self.testbed
+        os.unlink(tb.real(tb.device_syspath(0) + '/driver'))
+        tb.uevent(tb.device_syspath(0), 'unbind')
+        self.wait_for(lambda: self.properties_changed(DRIVER, DRIVER_IFACE).get('Devices') == [device_path(1)],
+                      message='driver Devices without sbd0')
+        tb.remove_device(0)
+        tb.set_ndevices(1)
+        self.wait_for(lambda: self.properties_changed(ROOT, MANAGER_IFACE).get('Devices') == [device_path(1)],
+                      message='Manager Devices without sbd0')
+        self.settle(0.3)
+        driver_devices = [s for s in self.signals if s[0] == DRIVER and s[2] == 'PropertiesChanged'
+                          and 'Devices' in s[3][1]]
+        self.assertEqual(len(driver_devices), 1, driver_devices)
+        manager_devices = [s for s in self.signals if s[0] == ROOT and s[2] == 'PropertiesChanged'
+                           and 'Devices' in s[3][1]]
+        self.assertEqual(len(manager_devices), 1, manager_devices)
+
     def test_module_unload_and_load_behind_our_back(self):
         tb = self.testbed
         import shutil
