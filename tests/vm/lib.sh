@@ -538,6 +538,44 @@ sbd_check_tree() {
 	fi
 }
 
+# sbd_monitor_start: `busctl monitor --json=short org.sbd.Sbd1` in the
+# background (one message a line in $SBD_TMP/monitor.out), ready once it
+# has seen one of our Pings to the daemon.
+sbd_monitor_start() {
+	local i
+	bg_start monitor busctl --system monitor --json=short "$SBD_NAME"
+	for ((i = 0; i < 100; i++)); do
+		busctl --system call "$SBD_NAME" "$SBD_OBJ" org.freedesktop.DBus.Peer Ping >/dev/null 2>&1 || true
+		grep -q '"member":"Ping"' "$SBD_TMP/monitor.out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	die "busctl monitor did not start: $(head -c 500 "$SBD_TMP/monitor.err")"
+}
+
+# monitor_count STRING...: how many monitored messages contain every STRING
+monitor_count() {
+	awk -v n=$# 'BEGIN { for (i = 1; i <= n; i++) want[i] = ARGV[i]; ARGC = 1 }
+		{ for (i = 1; i <= n; i++) if (!index($0, want[i])) next; c++ }
+		END { print c + 0 }' "$@" <"$SBD_TMP/monitor.out"
+}
+
+# monitor_wait TIMEOUT_S STRING...: until a monitored message contains every STRING
+monitor_wait() {
+	local t=$1 i
+	shift
+	for ((i = 0; i < t * 10; i++)); do
+		(($(monitor_count "$@") > 0)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pc_of PATH: the start of a PropertiesChanged from the daemon on PATH, as
+# monitor_count matches it: "path":"PATH","interface":"...Properties","member":"PropertiesChanged"
+pc_of() {
+	printf '"path":"%s","interface":"org.freedesktop.DBus.Properties","member":"PropertiesChanged"' "$1"
+}
+
 _sbd_save_daemon_logs() {
 	[[ -d ${SBD_VM_RESULTS:-} && -f $SBDD_LOG ]] || return 0
 	cp "$SBDD_LOG" "$SBD_VM_RESULTS/" 2>/dev/null || true
