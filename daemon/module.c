@@ -259,6 +259,15 @@ int module_unload(struct daemon *d, sd_bus_error *error) {
                         sd_bus_error_set(error, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
                 return r;
         }
+        /* libkmod always asks delete_module() not to wait (O_NONBLOCK):
+         * a module still in use (an open disk holds a reference) then
+         * fails with EWOULDBLOCK, not EBUSY. For the caller it is Busy. */
+        if (r == -EAGAIN || r == -EBUSY) {
+                if (error)
+                        sd_bus_error_set(error, SBD_ERROR_BUSY,
+                                         "The sbd module is in use (a disk is open): close it first.");
+                return -EBUSY;
+        }
         if (r < 0)
                 return kmod_error(error, r, "Cannot unload the sbd module");
         log_info("Unloaded module %s.", SBD_MODULE_NAME);
