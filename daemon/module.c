@@ -274,6 +274,20 @@ int module_unload(struct daemon *d, sd_bus_error *error) {
         return 0;
 }
 
+/* libkmod prints its own errors to stderr ("libkmod: ERROR ...:
+ * could not remove 'sbd': ..."), which under systemd reach the journal
+ * without a priority, beside sbdd's own message about the same failure.
+ * Like systemd's module-util, keep them at debug level. */
+static void _printf_(6, 0) kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+                                    const char *format, va_list args) {
+        _cleanup_free_ char *msg = NULL;
+
+        if (log_get_max_level() < LOG_DEBUG || vasprintf(&msg, format, args) < 0)
+                return;
+        msg[strcspn(msg, "\n")] = '\0'; /* libkmod ends its lines itself */
+        log_debug("libkmod: %s", msg);
+}
+
 int module_setup(struct daemon *d) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         int r;
@@ -281,6 +295,8 @@ int module_setup(struct daemon *d) {
         d->kmod = kmod_new(NULL, NULL);
         if (!d->kmod)
                 log_warning("libkmod is not available, cannot load or unload the module.");
+        else
+                kmod_set_log_fn(d->kmod, kmod_log, NULL);
         if (!d->config.load) {
                 log_debug("Not loading the module (--no-load).");
                 return 0;
