@@ -195,6 +195,7 @@ static void daemon_done(struct daemon *d) {
 }
 
 static int run(struct daemon *d) {
+        const char *unique_name;
         sigset_t mask;
         int r;
 
@@ -219,6 +220,15 @@ static int run(struct daemon *d) {
         if (r < 0)
                 return log_error_errno(r, "Cannot register the error map: %m");
         r = sd_bus_open_system(&d->bus);
+        if (r < 0)
+                return log_error_errno(r, "Cannot connect to the system bus: %m");
+        /* sd-bus authenticates and says Hello only as the connection is
+         * processed, and nothing processes it until the event loop runs:
+         * loading a module with thousands of disks and enumerating them
+         * can take longer than the bus daemon waits for a connection to
+         * authenticate (dbus-daemon's auth_timeout, 30 s), which then
+         * drops it. Finish the handshake now. */
+        r = sd_bus_get_unique_name(d->bus, &unique_name);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to the system bus: %m");
         r = sd_bus_attach_event(d->bus, d->event, SD_EVENT_PRIORITY_NORMAL);
