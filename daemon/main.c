@@ -213,6 +213,11 @@ static int run(struct daemon *d) {
         r = sd_event_default(&d->event);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the event loop: %m");
+        /* Under a unit with WatchdogSec= ($WATCHDOG_USEC), send WATCHDOG=1
+         * in time from the loop; without it this arms nothing. */
+        r = sd_event_set_watchdog(d->event, true);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set up the service watchdog: %m");
         (void) sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
         (void) sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
 
