@@ -502,6 +502,17 @@ sbdd_alive() {
 	fi
 }
 
+# sbd_wait_device_count COUNT [TIMEOUT_S]: until Manager.Devices has COUNT paths
+sbd_wait_device_count() {
+	local out i
+	for ((i = 0; i < ${2:-600} * 2; i++)); do
+		out=$(busctl --system get-property "$SBD_NAME" "$SBD_OBJ" org.sbd.Sbd1.Manager Devices 2>&1)
+		[[ ${out%% \"*} == "ao $1" ]] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # sbd_dev_path NAME: the object path of a device (plain names only)
 sbd_dev_path() { printf '%s/devices/%s\n' "$SBD_OBJ" "$1"; }
 
