@@ -133,16 +133,21 @@ static int write_basic_json(sd_bus_message *m, char type, SbdJson *j) {
         return 0;
 }
 
-/* A dictionary entry whose key is a string becomes "key": value. */
+/* A dictionary entry whose key is a string becomes "key": value; contents is
+ * the entry's signature with its braces ("{sv}"). */
 static int write_entry_json(sd_bus_message *m, const char *contents, SbdJson *j) {
+        _cleanup_free_ char *inner = NULL;
         const char *key;
         int r;
 
-        r = sd_bus_message_enter_container(m, 'e', contents);
+        inner = strndup(contents + 1, strlen(contents) - 2);
+        if (!inner)
+                return -ENOMEM;
+        r = sd_bus_message_enter_container(m, 'e', inner);
         if (r < 0)
                 return r;
-        if (strchr("sog", contents[0])) {
-                r = sd_bus_message_read_basic(m, contents[0], &key);
+        if (strchr("sog", inner[0])) {
+                r = sd_bus_message_read_basic(m, inner[0], &key);
                 if (r < 0)
                         return r;
                 sbd_json_key(j, key);
@@ -174,7 +179,7 @@ static int write_array_json(sd_bus_message *m, const char *contents, SbdJson *j)
                         return r;
                 if (r > 0)
                         break;
-                r = dict ? write_entry_json(m, contents + 1, j) : sbd_value_to_json(m, j);
+                r = dict ? write_entry_json(m, contents, j) : sbd_value_to_json(m, j);
                 if (r < 0)
                         return r;
         }

@@ -17,5 +17,5 @@ int sbd_value_to_text(sd_bus_message *m, bool bytes, char **ret);
  * arrays; dictionaries with string keys become objects. */
 int sbd_value_to_json(sd_bus_message *m, SbdJson *j);
 
-/* Reads a variant and returns its signature and its text (sbd_value_to_text). */
+/* The signature of the variant the message is positioned on, without reading it. */
 int sbd_variant_peek_signature(sd_bus_message *m, const char **ret);
