@@ -201,3 +201,18 @@ char *sbd_format_bytes(char *buf, size_t l, uint64_t bytes) {
         snprintf(buf, l, "%" PRIu64 "B", bytes);
         return buf;
 }
+
+char *sbd_format_bytes_exact(char *buf, size_t l, uint64_t bytes) {
+        static const char units[] = "KMGTPE";
+
+        for (int i = (int) sizeof(units) - 2; i >= 0 && bytes > 0; i--) {
+                unsigned shift = 10 * (unsigned) (i + 1);
+
+                if ((bytes & ((UINT64_C(1) << shift) - 1)) == 0) {
+                        snprintf(buf, l, "%" PRIu64 "%c", bytes >> shift, units[i]);
+                        return buf;
+                }
+        }
+        snprintf(buf, l, "%" PRIu64, bytes);
+        return buf;
+}

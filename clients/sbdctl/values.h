@@ -35,3 +35,7 @@ const char *sbd_value_hint(const char *signature);
 
 /* 16777216 -> "16.0M", 512 -> "512B" (the way systemd's tools show sizes). */
 char *sbd_format_bytes(char *buf, size_t l, uint64_t bytes);
+
+/* 16777216 -> "16M", 1610612736 -> "1536M", 1000 -> "1000": the largest unit that
+ * divides the size exactly, so that sbd_parse_size() reads it back unchanged. */
+char *sbd_format_bytes_exact(char *buf, size_t l, uint64_t bytes);

@@ -126,6 +126,27 @@ static void test_format_bytes(void) {
         check_bytes(UINT64_MAX, "15.9E");
 }
 
+static void check_exact(uint64_t bytes, const char *expected) {
+        char buf[SBD_FORMAT_BYTES_MAX];
+        uint64_t back;
+
+        CHECK_STREQ(sbd_format_bytes_exact(buf, sizeof(buf), bytes), expected);
+        CHECK_INT(sbd_parse_size(buf, &back), 0);
+        CHECK(back == bytes);
+}
+
+static void test_format_bytes_exact(void) {
+        check_exact(0, "0");
+        check_exact(1000, "1000");
+        check_exact(512, "512");
+        check_exact(1024, "1K");
+        check_exact(16 << 20, "16M");
+        check_exact((UINT64_C(3) << 30) / 2, "1536M");
+        check_exact((16 << 20) + 512, "16777728"); /* no unit divides it */
+        check_exact(UINT64_C(2) << 60, "2E");
+        check_exact(UINT64_MAX, "18446744073709551615");
+}
+
 static void test_hints(void) {
         CHECK(strstr(sbd_value_hint("b"), "yes/no"));
         CHECK(strstr(sbd_value_hint("t"), "suffix"));
@@ -137,6 +158,7 @@ int main(void) {
         test_size();
         test_typed();
         test_format_bytes();
+        test_format_bytes_exact();
         test_hints();
         return EXIT_SUCCESS;
 }
