@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Row 5: sbdd's start-up to READY=1 with many devices, against enumerating
+ * and reading every attribute of them directly.  sbdd is started with
+ * NOTIFY_SOCKET pointing at a socket of ours, as systemd would.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define STARTUP_ROUNDS 5
+
+/* Read every regular file below @dir (one level of subdirectories). */
+static unsigned int read_attributes(int dirfd, int depth)
+{
+	unsigned int n = 0;
+	struct dirent *de;
+	char buf[4096];
+	DIR *d = fdopendir(dirfd);
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (de->d_type == DT_DIR && depth == 0 && strcmp(de->d_name, "power") == 0) {
+			fd = openat(dirfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (fd >= 0)
+				n += read_attributes(fd, depth + 1);
+			continue;
+		}
+		if (de->d_type != DT_REG)
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* write-only attributes */
+		if (read(fd, buf, sizeof(buf)) >= 0)
+			n++;
+		close(fd);
+	}
+	closedir(d);
+	return n;
+}
+
+static double enumerate_directly(const char *sysfs)
+{
+	char path[256];
+	struct dirent *de;
+	uint64_t t0 = now_ns();
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/bus/sbd/devices", sysfs);
+	d = opendir(path);
+	if (!d) {
+		perror(path);
+		exit(1);
+	}
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0)
+			read_attributes(fd, 0);
+	}
+	closedir(d);
+	return elapsed_us(t0);
+}
+
+static void stop_process(int pid)
+{
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 500 && kill(pid, 0) == 0; i++) {
+		waitpid(pid, NULL, WNOHANG);
+		usleep(10000);
+	}
+}
+
+/* Start @command with a notify socket; return µs until READY=1, and its pid. */
+static double start_until_ready(const char *command, int *pid)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	char buf[4096];
+	uint64_t t0;
+	int fd;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "/run/sbd-bench-notify-%d", getpid());
+	unlink(addr.sun_path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		perror("notify socket");
+		exit(1);
+	}
+
+	t0 = now_ns();
+	*pid = fork();
+	if (*pid == 0) {
+		setenv("NOTIFY_SOCKET", addr.sun_path, 1);
+		execl("/bin/sh", "sh", "-c", command, NULL);
+		_exit(127);
+	}
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&p, 1, 120000) <= 0) {
+			fprintf(stderr, "bench: %s never said READY=1\n", command);
+			exit(1);
+		}
+		n = recv(fd, buf, sizeof(buf) - 1, 0);
+		if (n < 0)
+			continue;
+		buf[n] = '\0';
+		if (strstr(buf, "READY=1"))
+			break;
+	}
+	close(fd);
+	unlink(addr.sun_path);
+	return elapsed_us(t0);
+}
+
+void row_startup(struct bench *b, const char *command)
+{
+	struct samples start = {}, direct = {};
+	char measure[96];
+	int pid = b->daemon_pid;
+
+	for (unsigned int round = 0; round < STARTUP_ROUNDS; round++) {
+		stop_process(pid);
+		samples_add(&direct, enumerate_directly(b->sysfs));
+		samples_add(&start, start_until_ready(command, &pid));
+	}
+	b->daemon_pid = pid;
+	snprintf(measure, sizeof(measure),
+		 "start-up to READY, %u devices / enumerating and reading them directly",
+		 b->startup_devices);
+	result_set(bench_result(b, "5", measure, "us", GOAL_RATIO_AT_MOST, 2.0), &start, &direct);
+	samples_free(&start);
+	samples_free(&direct);
+}
