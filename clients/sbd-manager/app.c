@@ -102,32 +102,55 @@ static void follow_objects(SbdApp *app) {
         g_signal_connect(app->objects, "notify::name-owner", G_CALLBACK(on_name_owner), app);
 }
 
+/* One initial load is done (or failed): when all are, the window is up to date. */
+static void loaded(SbdApp *app) {
+        if (--app->loading > 0)
+                return;
+        app->up_to_date = TRUE;
+        sbd_module_view_sync(app);
+        sbd_output_model_changed(app);
+        sbd_actions_start(app);
+}
+
 static void fail(SbdApp *app, const char *what, const GError *error) {
         g_autofree char *text = sbd_error_describe(what, error);
 
         g_printerr("sbd-manager: %s\n", text);
         sbd_window_show_error(app, text);
-        app->exit_status = 1;
-        sbd_module_view_sync(app);
-        app->up_to_date = TRUE; /* as up to date as it gets: tests see the error */
-        sbd_actions_start(app);
+        app->exit_status = 1; /* the window still comes up, and tests see the error */
+}
+
+static void on_objects_ready(GObject *source, GAsyncResult *res, gpointer user_data) {
+        SbdApp *app = user_data;
+        g_autoptr(GError) error = NULL;
+
+        app->objects = sbd_object_manager_client_new_finish(res, &error);
+        if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                return;
+        if (app->objects)
+                follow_objects(app);
+        else
+                fail(app, "follow the SBD daemon", error);
+        loaded(app);
+}
+
+static void on_manager_changed(GDBusProxy *proxy, GVariant *changed, GStrv invalidated, gpointer user_data) {
+        sbd_module_view_sync(user_data);
+        sbd_output_model_changed(user_data);
 }
 
 static void on_manager_ready(GObject *source, GAsyncResult *res, gpointer user_data) {
         SbdApp *app = user_data;
         g_autoptr(GError) error = NULL;
 
-        app->objects = sbd_object_manager_client_new_finish(res, &error);
-        if (!app->objects) {
-                if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-                        fail(app, "follow the SBD daemon", error);
+        app->manager = sbd_manager_proxy_new_finish(res, &error);
+        if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
                 return;
-        }
-        follow_objects(app);
-        app->up_to_date = TRUE;
-        sbd_module_view_sync(app);
-        sbd_output_model_changed(app);
-        sbd_actions_start(app);
+        if (app->manager)
+                g_signal_connect(app->manager, "g-properties-changed", G_CALLBACK(on_manager_changed), app);
+        else
+                fail(app, "reach the SBD daemon", error);
+        loaded(app);
 }
 
 static void on_connected(GObject *source, GAsyncResult *res, gpointer user_data) {
@@ -136,13 +159,19 @@ static void on_connected(GObject *source, GAsyncResult *res, gpointer user_data)
 
         app->connection = app->address ? g_dbus_connection_new_for_address_finish(res, &error)
                                        : g_bus_get_finish(res, &error);
+        if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+                return;
         if (!app->connection) {
-                if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-                        fail(app, app->address ? "connect to the bus" : "connect to the system bus", error);
+                fail(app, app->address ? "connect to the bus" : "connect to the system bus", error);
+                app->loading = 1;
+                loaded(app);
                 return;
         }
+        app->loading = 2;
         sbd_object_manager_client_new(app->connection, G_DBUS_OBJECT_MANAGER_CLIENT_FLAGS_NONE, SBD_BUS_NAME,
-                                      SBD_ROOT_PATH, app->cancellable, on_manager_ready, app);
+                                      SBD_ROOT_PATH, app->cancellable, on_objects_ready, app);
+        sbd_manager_proxy_new(app->connection, G_DBUS_PROXY_FLAGS_NONE, SBD_BUS_NAME, SBD_ROOT_PATH,
+                              app->cancellable, on_manager_ready, app);
 }
 
 void sbd_app_connect(SbdApp *app) {
@@ -166,6 +195,9 @@ void sbd_app_free(SbdApp *app) {
                 g_source_remove(app->dump_source);
         if (app->objects)
                 g_signal_handlers_disconnect_by_data(app->objects, app);
+        if (app->manager)
+                g_signal_handlers_disconnect_by_data(app->manager, app);
+        g_clear_object(&app->manager);
         g_clear_pointer(&app->rows, g_hash_table_unref);
         g_clear_object(&app->objects);
         g_clear_object(&app->connection);

@@ -34,7 +34,9 @@ typedef struct SbdApp {
         GCancellable *cancellable;
         GDBusConnection *connection;
         GDBusObjectManager *objects;
-        gboolean up_to_date;            /* the initial GetManagedObjects is in */
+        SbdManager *manager;            /* /org/sbd/Sbd1 itself is no managed object */
+        unsigned loading;               /* initial loads still running */
+        gboolean up_to_date;            /* the initial GetManagedObjects and GetAll are in */
 
         /* The window */
         GtkWidget *window;

@@ -33,9 +33,8 @@ static const char *module_state(SbdApp *app, SbdModule *module) {
 void sbd_module_view_sync(SbdApp *app) {
         g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
         g_autoptr(GDBusInterface) driver = first_interface(app, "org.sbd.Sbd1.Driver");
-        g_autoptr(GDBusInterface) manager = first_interface(app, "org.sbd.Sbd1.Manager");
         const char *version = driver ? sbd_driver_get_version(SBD_DRIVER(driver)) : NULL;
-        const char *daemon = manager ? sbd_manager_get_version(SBD_MANAGER(manager)) : NULL;
+        const char *daemon = app->manager ? sbd_manager_get_version(app->manager) : NULL;
 
         gtk_label_set_text(GTK_LABEL(app->status_label), module_state(app, module ? SBD_MODULE(module) : NULL));
         gtk_label_set_text(GTK_LABEL(app->version_label), version && *version ? version : "–");

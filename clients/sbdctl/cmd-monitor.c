@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* sbdctl monitor: one line per added or removed object and per property change. */
+/* sbdctl monitor: one line per added or removed object and per property change.
+ * The bus's standard interfaces (org.freedesktop.DBus.*) are left out of the lines. */
 
 #include <errno.h>
 #include <signal.h>
 #include <systemd/sd-event.h>
 
 #include "bus.h"
+#include "introspect.h"
 #include "json.h"
 #include "names.h"
 #include "sbdctl.h"
@@ -134,7 +136,9 @@ static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *
         r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
         while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
                 r = sd_bus_message_read(m, "s", &interface);
-                if (r >= 0 && c->json) {
+                if (r >= 0 && sbd_interface_is_standard(interface))
+                        r = sd_bus_message_skip(m, "a{sv}");
+                else if (r >= 0 && c->json) {
                         sbd_json_key(&j, interface);
                         r = print_properties(c, &j, m);
                 } else if (r >= 0) {
@@ -166,6 +170,8 @@ static int on_interfaces_removed(sd_bus_message *m, void *userdata, sd_bus_error
                 fputs("removed", stdout);
         r = sd_bus_message_enter_container(m, 'a', "s");
         while (r >= 0 && (r = sd_bus_message_read(m, "s", &interface)) > 0) {
+                if (sbd_interface_is_standard(interface))
+                        continue;
                 if (c->json)
                         sbd_json_string(&j, interface);
                 else

@@ -58,33 +58,17 @@ static int value_text(sd_bus_message *m, const char *name, const char *type, cha
         return asprintf(ret, "%s (%" PRIu64 ")", sbd_format_bytes(buf, sizeof(buf), bytes), bytes) < 0 ? -ENOMEM : 0;
 }
 
-static int read_row(sd_bus_message *m, const SbdTarget *t, const char *interface, Rows *rows) {
-        const SbdProperty *p;
-        const char *name, *type;
-        Row *n, row = {};
-        int r;
+/* Takes value, also on failure. */
+static int add_row(Rows *rows, const char *name, const char *type, const char *access, char *value) {
+        Row row = { .name = strdup(name), .type = strdup(type), .value = value, .access = access };
+        Row *n = NULL;
 
-        r = sd_bus_message_read(m, "s", &name);
-        if (r < 0)
-                return r;
-        r = sbd_variant_peek_signature(m, &type);
-        if (r < 0)
-                return r;
-        p = sbd_introspection_find(&t->introspection, interface, name);
-        row.access = !p ? "?" : p->writable ? "readwrite" : "read";
-        row.name = strdup(name);
-        row.type = strdup(type);
-        if (!row.name || !row.type || (r = value_text(m, name, type, &row.value)) < 0) {
-                free(row.name);
-                free(row.type);
-                return r < 0 ? r : -ENOMEM;
-        }
-
-        n = realloc(rows->rows, (rows->n + 1) * sizeof(Row));
+        if (row.name && row.type)
+                n = realloc(rows->rows, (rows->n + 1) * sizeof(Row));
         if (!n) {
                 free(row.name);
                 free(row.type);
-                free(row.value);
+                free(value);
                 return -ENOMEM;
         }
         rows->rows = n;
@@ -92,51 +76,129 @@ static int read_row(sd_bus_message *m, const SbdTarget *t, const char *interface
         return 0;
 }
 
-/* Reads the a{sv} of GetAll, either into rows or as JSON members. */
-static int read_all(sd_bus_message *m, const SbdTarget *t, const char *interface, Rows *rows, SbdJson *j) {
+/* One property, the message positioned on its variant: a row, or a JSON member. */
+static int read_property(sd_bus_message *m, const char *name, const SbdTarget *t, const char *interface,
+                         Rows *rows, SbdJson *j) {
+        const SbdProperty *p = sbd_introspection_find(&t->introspection, interface, name);
+        const char *type;
+        char *value;
+        int r;
+
+        if (j) {
+                sbd_json_key(j, name);
+                return sbd_value_to_json(m, j);
+        }
+        r = sbd_variant_peek_signature(m, &type);
+        if (r < 0)
+                return r;
+        r = value_text(m, name, type, &value);
+        if (r < 0)
+                return r;
+        return add_row(rows, name, type, !p ? "?" : p->writable ? "readwrite" : "read", value);
+}
+
+/* The names GetAll returned for one interface. */
+typedef struct Names {
+        char **names;
+        size_t n;
+} Names;
+
+static void names_done(Names *s) {
+        for (size_t i = 0; i < s->n; i++)
+                free(s->names[i]);
+        free(s->names);
+}
+
+static bool seen(const Names *s, const char *name) {
+        for (size_t i = 0; i < s->n; i++)
+                if (streq(s->names[i], name))
+                        return true;
+        return false;
+}
+
+static int names_add(Names *s, const char *name) {
+        char **n = realloc(s->names, (s->n + 1) * sizeof(char *));
+
+        if (!n)
+                return -ENOMEM;
+        s->names = n;
+        s->names[s->n] = strdup(name);
+        return s->names[s->n++] ? 0 : -ENOMEM;
+}
+
+/* Reads the a{sv} of GetAll; remembers the names it had. */
+static int read_all(sd_bus_message *m, const SbdTarget *t, const char *interface, Rows *rows, SbdJson *j,
+                    Names *names) {
+        const char *name;
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
-                if (j) {
-                        const char *name;
+        while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(m, "s", &name);
+                if (r >= 0)
+                        r = names_add(names, name);
+                if (r >= 0)
+                        r = read_property(m, name, t, interface, rows, j);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+        }
+        return r < 0 ? r : sd_bus_message_exit_container(m);
+}
 
-                        r = sd_bus_message_read(m, "s", &name);
-                        if (r >= 0)
-                                sbd_json_key(j, name);
-                        if (r >= 0)
-                                r = sbd_value_to_json(m, j);
-                } else
-                        r = read_row(m, t, interface, rows);
-                if (r < 0)
-                        return r;
-                r = sd_bus_message_exit_container(m);
+/* Properties GetAll leaves out (sbdd's live power/ attributes) are read one by one. */
+static int get_left_out(Context *c, const SbdTarget *t, const char *interface, Rows *rows, SbdJson *j,
+                        const Names *names) {
+        int r;
+
+        for (size_t k = 0; k < t->introspection.n_properties; k++) {
+                const SbdProperty *p = t->introspection.properties + k;
+                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+
+                if (!streq(p->interface, interface) || !p->readable || seen(names, p->name))
+                        continue;
+                r = sd_bus_call_method(c->bus, SBD_BUS_NAME, t->path, "org.freedesktop.DBus.Properties", "Get",
+                                       &error, &reply, "ss", interface, p->name);
+                if (r < 0) { /* one unreadable attribute does not hide the others */
+                        sbd_log_bus_error(r, &error, "Failed to get %s of %s", p->name, t->name);
+                        continue;
+                }
+                r = read_property(reply, p->name, t, interface, rows, j);
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+static int get_interface(Context *c, const SbdTarget *t, const char *interface, Rows *rows, SbdJson *j) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(names_done) Names names = {};
+        int r;
+
+        r = sd_bus_call_method(c->bus, SBD_BUS_NAME, t->path, "org.freedesktop.DBus.Properties", "GetAll",
+                               &error, &reply, "s", interface);
         if (r < 0)
-                return r;
-        return sd_bus_message_exit_container(m);
+                sbd_log_bus_error(r, &error, "Failed to get the properties of %s", t->name);
+        else {
+                r = read_all(reply, t, interface, rows, j, &names);
+                if (r >= 0)
+                        r = get_left_out(c, t, interface, rows, j, &names);
+                if (r < 0)
+                        sbd_log_errno(r, "Failed to read the properties of %s", t->name);
+        }
+        return r;
 }
 
 static int get_all(Context *c, const SbdTarget *t, Rows *rows, SbdJson *j) {
         int r;
 
         for (char **i = t->introspection.interfaces; *i; i++) {
-                _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-
                 if (sbd_interface_is_standard(*i))
                         continue;
-                r = sd_bus_call_method(c->bus, SBD_BUS_NAME, t->path, "org.freedesktop.DBus.Properties", "GetAll",
-                                       &error, &reply, "s", *i);
+                r = get_interface(c, t, *i, rows, j);
                 if (r < 0)
-                        return sbd_log_bus_error(r, &error, "Failed to get the properties of %s", t->name);
-                r = read_all(reply, t, *i, rows, j);
-                if (r < 0)
-                        return sbd_log_errno(r, "Failed to read the properties of %s", t->name);
+                        return r;
         }
         return 0;
 }

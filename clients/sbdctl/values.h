@@ -31,7 +31,7 @@ int sbd_parse_value(const char *signature, const char *text, SbdValue *ret);
 /* A human description of what sbd_parse_value() accepts for that type. */
 const char *sbd_value_hint(const char *signature);
 
-#define SBD_FORMAT_BYTES_MAX 16
+#define SBD_FORMAT_BYTES_MAX 24
 
 /* 16777216 -> "16.0M", 512 -> "512B" (the way systemd's tools show sizes). */
 char *sbd_format_bytes(char *buf, size_t l, uint64_t bytes);
