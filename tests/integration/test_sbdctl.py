@@ -489,5 +489,46 @@ class Monitor(SbdctlTestCase):
         self.stop_monitor(p)
 
 
+class Completion(SbdctlTestCase):
+    """clients/completion/sbdctl, asking the running daemon through sbdctl."""
+
+    def complete(self, line):
+        script = os.path.join(sbdtest.HERE, '..', '..', 'clients', 'completion', 'sbdctl')
+        env = client_env()
+        env['PATH'] = os.path.dirname(self.sbdctl_path) + ':' + env['PATH']
+        env['LINE'] = line
+        p = subprocess.run(['bash', '-c', 'source "$0"; COMP_LINE=$LINE; COMP_POINT=${#LINE}; _sbdctl; '
+                            'printf "%s\\n" "${COMPREPLY[@]}"', script],
+                           env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return [w for w in p.stdout.splitlines() if w]
+
+    def test_commands_and_options(self):
+        self.assertEqual(self.complete('sbdctl '),
+                         ['list', 'show', 'get', 'set', 'add', 'remove', 'module', 'monitor', 'help'])
+        self.assertEqual(self.complete('sbdctl s'), ['show', 'set'])
+        self.assertEqual(self.complete('sbdctl --no'), ['--no-pager', '--no-legend'])
+        self.assertEqual(self.complete('sbdctl module '), ['load', 'unload'])
+        self.assertEqual(self.complete('sbdctl module load max'), ['max_size='])
+
+    def test_devices_from_the_daemon(self):
+        self.testbed.add_device(12, size=1 << 20)
+        self.wait_for(lambda: len(self.get(sbdtest.ROOT, sbdtest.MANAGER_IFACE, 'Devices')) == 3)
+        self.assertEqual(self.complete('sbdctl show '), ['sbd0', 'sbd1', 'sbd12'])
+        self.assertEqual(self.complete('sbdctl --json remove sbd1'), ['sbd1', 'sbd12'])
+        self.assertEqual(self.complete('sbdctl --address=%s get ' % os.environ['DBUS_SYSTEM_BUS_ADDRESS']),
+                         ['sbd0', 'sbd1', 'sbd12'])
+
+    def test_attributes_from_the_daemon(self):
+        self.assertEqual(self.complete('sbdctl get sbd0 Re'), ['ReadOnly'])
+        self.assertEqual(self.complete('sbdctl set sbd1 Power'),
+                         ['PowerAutosuspendDelayMs', 'PowerControl', 'PowerRuntimeActiveTime',
+                          'PowerRuntimeStatus', 'PowerRuntimeSuspendedTime'])
+        self.assertEqual(self.complete('sbdctl set sbd0 read_only '), ['yes', 'no'])
+        self.assertEqual(self.complete('sbdctl set sbd0 Online n'), ['no'])
+        self.assertEqual(self.complete('sbdctl set sbd0 label '), [])
+        self.assertEqual(self.complete('sbdctl get sbd9 '), [])
+
+
 if __name__ == '__main__':
     sbdtest.main()
