@@ -32,7 +32,7 @@ static void on_object_removed(GDBusObjectManager *manager, GDBusObject *object, 
 }
 
 static void refresh(SbdApp *app, const char *path) {
-        DeviceRow *row = g_hash_table_lookup(app->rows, path);
+        DeviceRow *row = app->closing ? NULL : g_hash_table_lookup(app->rows, path);
 
         if (row)
                 sbd_device_row_sync(row);
@@ -186,17 +186,23 @@ void sbd_app_connect(SbdApp *app) {
                 g_bus_get(G_BUS_TYPE_SYSTEM, app->cancellable, on_connected, app);
 }
 
-void sbd_app_free(SbdApp *app) {
-        if (!app)
-                return;
+void sbd_app_shutdown(SbdApp *app) {
+        app->closing = TRUE;
         if (app->cancellable)
                 g_cancellable_cancel(app->cancellable);
         if (app->dump_source)
                 g_source_remove(app->dump_source);
+        app->dump_source = 0;
         if (app->objects)
                 g_signal_handlers_disconnect_by_data(app->objects, app);
         if (app->manager)
                 g_signal_handlers_disconnect_by_data(app->manager, app);
+}
+
+void sbd_app_free(SbdApp *app) {
+        if (!app)
+                return;
+        sbd_app_shutdown(app);
         g_clear_object(&app->manager);
         g_clear_pointer(&app->rows, g_hash_table_unref);
         g_clear_object(&app->objects);

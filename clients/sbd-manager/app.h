@@ -37,6 +37,7 @@ typedef struct SbdApp {
         SbdManager *manager;            /* /org/sbd/Sbd1 itself is no managed object */
         unsigned loading;               /* initial loads still running */
         gboolean up_to_date;            /* the initial GetManagedObjects and GetAll are in */
+        gboolean closing;               /* the window is going: touch no widget, send nothing */
 
         /* The window */
         GtkWidget *window;
@@ -62,6 +63,8 @@ typedef struct SbdApp {
 
 /* app.c: connecting and following the daemon's objects. */
 void sbd_app_connect(SbdApp *app);
+/* The window is being destroyed: stop following the daemon, cancel what runs. */
+void sbd_app_shutdown(SbdApp *app);
 void sbd_app_free(SbdApp *app);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(SbdApp, sbd_app_free)
 

@@ -93,7 +93,7 @@ void sbd_device_row_sync(DeviceRow *row) {
 /* After a write, successful or refused, the field shows what the daemon has. */
 static void on_write_done(SbdApp *app, GVariant *result, const GError *error, gpointer data) {
         Write *w = data;
-        DeviceRow *row = g_hash_table_lookup(app->rows, w->path);
+        DeviceRow *row = app->closing ? NULL : g_hash_table_lookup(app->rows, w->path);
 
         if (row)
                 sync_field(row, w->field, TRUE);
@@ -111,6 +111,8 @@ static void write_property(DeviceRow *row, Field field, const char *property, GV
 static void commit_label(DeviceRow *row) {
         const char *text = gtk_editable_get_text(GTK_EDITABLE(row->label));
 
+        if (row->app->closing) /* closing the window drops an edit not applied */
+                return;
         if (g_strcmp0(text, sbd_device_get_label(row->device)) == 0)
                 return;
         write_property(row, FIELD_LABEL, "Label", g_variant_new_string(text), text);
@@ -121,7 +123,7 @@ static void commit_size(DeviceRow *row) {
         g_autofree char *message = NULL;
         uint64_t bytes;
 
-        if (g_strcmp0(text, row->size_shown) == 0)
+        if (row->app->closing || g_strcmp0(text, row->size_shown) == 0)
                 return;
         if (sbd_parse_size(text, &bytes) < 0) {
                 message = g_strdup_printf("Could not set Size of %s: “%s” is not a size "

@@ -30,7 +30,7 @@ static const char *module_state(SbdApp *app, SbdModule *module) {
         return module ? sbd_module_get_state(module) ?: "unknown" : "unknown";
 }
 
-void sbd_module_view_sync(SbdApp *app) {
+static void sync_labels(SbdApp *app) {
         g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
         g_autoptr(GDBusInterface) driver = first_interface(app, "org.sbd.Sbd1.Driver");
         const char *version = driver ? sbd_driver_get_version(SBD_DRIVER(driver)) : NULL;
@@ -40,4 +40,9 @@ void sbd_module_view_sync(SbdApp *app) {
         gtk_label_set_text(GTK_LABEL(app->version_label), version && *version ? version : "–");
         gtk_label_set_text(GTK_LABEL(app->daemon_label), daemon && *daemon ? daemon : "–");
         gtk_widget_set_sensitive(app->add_button, driver != NULL);
+}
+
+void sbd_module_view_sync(SbdApp *app) {
+        if (!app->closing)
+                sync_labels(app);
 }

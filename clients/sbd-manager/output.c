@@ -72,7 +72,7 @@ static gboolean dump_later(gpointer user_data) {
 
 /* With --watch, once up to date: print the model whenever what it shows changed. */
 void sbd_output_model_changed(SbdApp *app) {
-        if (!app->dump_model || !app->watch || !app->actions_done || app->dump_source)
+        if (app->closing || !app->dump_model || !app->watch || !app->actions_done || app->dump_source)
                 return;
         app->dump_source = g_idle_add(dump_later, app);
 }

@@ -194,6 +194,10 @@ static GtkWidget *build_add_form(SbdApp *app) {
         return box;
 }
 
+static void on_destroy(GtkWidget *window, gpointer user_data) {
+        sbd_app_shutdown(user_data);
+}
+
 void sbd_window_build(SbdApp *app) {
         GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
         GtkWidget *outer = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
@@ -204,6 +208,7 @@ void sbd_window_build(SbdApp *app) {
         app->window = gtk_application_window_new(app->gtk);
         gtk_window_set_title(GTK_WINDOW(app->window), "SBD Manager");
         gtk_window_set_default_size(GTK_WINDOW(app->window), 720, 420);
+        g_signal_connect(app->window, "destroy", G_CALLBACK(on_destroy), app);
         load_css(app->window);
 
         gtk_widget_set_margin_start(content, 18);

@@ -48,8 +48,14 @@ static void on_reply(GObject *source, GAsyncResult *res, gpointer user_data) {
 void sbd_call(SbdApp *app, const char *path, const char *interface, const char *method,
               GVariant *parameters, const char *what, SbdDoneFunc done, gpointer data,
               GDestroyNotify free_data) {
-        Call *c = g_new0(Call, 1);
+        Call *c;
 
+        if (app->closing) {
+                if (free_data)
+                        free_data(data);
+                return;
+        }
+        c = g_new0(Call, 1);
         *c = (Call) { .app = app, .what = g_strdup(what), .done = done, .data = data, .free_data = free_data };
         app->in_flight++;
         g_dbus_connection_call(app->connection, SBD_BUS_NAME, path, interface, method, parameters, NULL,

@@ -31,7 +31,7 @@ int sbd_bus_connect(const char *address, bool interactive, sd_bus **ret) {
         return 0;
 }
 
-static void vlog_prefix(const char *fmt, va_list ap) {
+_printf_(1, 0) static void vlog_prefix(const char *fmt, va_list ap) {
         fputs("sbdctl: ", stderr);
         vfprintf(stderr, fmt, ap);
 }
