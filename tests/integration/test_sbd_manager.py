@@ -134,6 +134,13 @@ class Show(ManagerTestCase):
         self.assertEqual(lines, [self.model(devices=[device(0), device(1, label='data', read_only=True)])])
 
     def test_screenshot(self):
+        tb = self.testbed
+        tb.write(tb.device_attr(1, 'label'), 'scratch\n')
+        tb.write(tb.device_attr(1, 'read_only'), '1\n')
+        tb.uevent(tb.device_syspath(1), 'change')
+        tb.add_device(2, size=64 << 20, label='build cache')
+        self.wait_for(lambda: len(self.get(sbdtest.ROOT, sbdtest.MANAGER_IFACE, 'Devices')) == 3 and
+                      self.get(device_path(1), DEVICE_IFACE, 'Label') == 'scratch')
         with tempfile.TemporaryDirectory() as d:
             png = os.path.join(d, 'window.png')
             self.run_manager('--screenshot', png)
