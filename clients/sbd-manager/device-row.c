@@ -16,7 +16,9 @@ struct DeviceRow {
         GtkWidget *size;
         GtkWidget *read_only;
         GtkWidget *online;
-        GtkWidget *remove;
+        GtkWidget *remove;              /* a menu button: its popover asks first */
+        GtkWidget *confirm;             /* "Remove" in that popover */
+        GtkWidget *question;
         char *label_shown;              /* the daemon's value last put into the entry */
         char *size_shown;
         gulong read_only_handler;
@@ -171,6 +173,8 @@ static void on_remove(GtkButton *button, gpointer user_data) {
         DeviceRow *row = user_data;
         g_autofree char *what = g_strdup_printf("remove %s", sbd_device_row_name(row));
 
+        gtk_menu_button_popdown(GTK_MENU_BUTTON(row->remove));
+
         sbd_call(row->app, SBD_ROOT_PATH, "org.sbd.Sbd1.Manager", "RemoveDevice",
                  g_variant_new("(oa{sv})", row->path, NULL), what, NULL, NULL, NULL);
 }
@@ -200,6 +204,23 @@ static GtkWidget *editable_entry(DeviceRow *row, int width, GCallback activate) 
         return entry;
 }
 
+/* Removing loses the disk's data: the trash button asks before. */
+static GtkWidget *build_remove_button(DeviceRow *row) {
+        GtkWidget *button = gtk_menu_button_new();
+        GtkWidget *popover = gtk_popover_new();
+        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
+
+        row->question = gtk_label_new("");
+        row->confirm = gtk_button_new_with_mnemonic("_Remove");
+        gtk_widget_add_css_class(row->confirm, "destructive-action");
+        gtk_box_append(GTK_BOX(box), row->question);
+        gtk_box_append(GTK_BOX(box), row->confirm);
+        gtk_popover_set_child(GTK_POPOVER(popover), box);
+        gtk_menu_button_set_icon_name(GTK_MENU_BUTTON(button), "user-trash-symbolic");
+        gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
+        return button;
+}
+
 static void build_widgets(DeviceRow *row) {
         GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
 
@@ -215,11 +236,11 @@ static void build_widgets(DeviceRow *row) {
         row->size = add_cell(row, box, COLUMN_SIZE, editable_entry(row, 8, G_CALLBACK(on_size_activate)));
         row->read_only = add_cell(row, box, COLUMN_READ_ONLY, gtk_switch_new());
         row->online = add_cell(row, box, COLUMN_ONLINE, gtk_switch_new());
-        row->remove = add_cell(row, box, COLUMN_REMOVE, gtk_button_new_from_icon_name("user-trash-symbolic"));
+        row->remove = add_cell(row, box, COLUMN_REMOVE, build_remove_button(row));
 
         row->read_only_handler = g_signal_connect(row->read_only, "notify::active", G_CALLBACK(on_switch), row);
         row->online_handler = g_signal_connect(row->online, "notify::active", G_CALLBACK(on_switch), row);
-        g_signal_connect(row->remove, "clicked", G_CALLBACK(on_remove), row);
+        g_signal_connect(row->confirm, "clicked", G_CALLBACK(on_remove), row);
 
         row->row = g_object_ref_sink(gtk_list_box_row_new()); /* ours until freed, also after the window */
         gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row->row), FALSE);
@@ -228,9 +249,11 @@ static void build_widgets(DeviceRow *row) {
 
 static void set_tooltips(DeviceRow *row) {
         g_autofree char *remove = g_strdup_printf("Remove %s and its data", sbd_device_row_name(row));
+        g_autofree char *question = g_strdup_printf("Remove %s and its data?", sbd_device_row_name(row));
 
         gtk_widget_set_tooltip_text(row->label, "Label: 1 to 31 printable characters; Enter applies");
         gtk_widget_set_tooltip_text(row->remove, remove);
+        gtk_label_set_text(GTK_LABEL(row->question), question);
         gtk_widget_set_tooltip_text(row->read_only, "Read-only: writes to the disk fail");
         gtk_widget_set_tooltip_text(row->online, "Online: an offline disk fails all I/O");
 }
@@ -308,7 +331,9 @@ gboolean sbd_device_row_edit(DeviceRow *row, const char *property, const char *v
 }
 
 void sbd_device_row_click_remove(DeviceRow *row) {
-        g_signal_emit_by_name(row->remove, "clicked"); /* what a click emits */
+        /* Click the trash button, then the popover's Remove. */
+        gtk_menu_button_popup(GTK_MENU_BUTTON(row->remove));
+        g_signal_emit_by_name(row->confirm, "clicked"); /* what a click emits */
 }
 
 static void json_string(GString *out, const char *key, const char *value) {
