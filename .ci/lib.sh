@@ -1,0 +1,57 @@
+# shellcheck shell=bash
+# Shared helpers of ./run-demo, ./run-tests, .ci/install-deps and tests/vm/run-vm.
+# Source it; it defines functions and sets nothing but SBD_SOURCE_DIR (if unset).
+
+: "${SBD_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+
+sbd_say() { printf '==> %s\n' "$*"; }
+sbd_warn() { printf '!!! %s\n' "$*" >&2; }
+sbd_die() { printf '!!! %s\n' "$*" >&2; exit 1; }
+
+# The kernel release everything is built for and booted: $SBD_KREL if set,
+# else the one Debian's linux-headers-amd64 metapackage pulls in (the distro's
+# default kernel, 6.1 on Debian 12), else the newest installed
+# /usr/src/linux-headers-*-amd64 that has a /boot/vmlinuz of the same version.
+# Extra headers (6.12, for compile checks only) do not move it.
+sbd_kernel_release() {
+	local krel dep d
+	if [[ -n ${SBD_KREL:-} ]]; then
+		printf '%s\n' "$SBD_KREL"
+		return 0
+	fi
+	dep=$(dpkg-query -W -f '${Depends}' linux-headers-amd64 2>/dev/null || true)
+	krel=$(sed -n 's/.*linux-headers-\([^ ,]*-amd64\).*/\1/p' <<<"$dep")
+	if [[ -n $krel && -d /usr/src/linux-headers-$krel ]]; then
+		printf '%s\n' "$krel"
+		return 0
+	fi
+	krel=
+	for d in /usr/src/linux-headers-*-amd64; do
+		[[ -d $d ]] || continue
+		d=${d#/usr/src/linux-headers-}
+		[[ -e /boot/vmlinuz-$d ]] && krel+="$d"$'\n'
+	done
+	krel=$(printf '%s' "$krel" | sort -V | tail -n 1)
+	[[ -n $krel ]] || sbd_die "no /usr/src/linux-headers-*-amd64 with a matching /boot/vmlinuz: run .ci/install-deps"
+	printf '%s\n' "$krel"
+}
+
+# sbd_build BUILD_DIR [MESON_SETUP_ARGS...]: configure once, then compile.
+# With --werror among the arguments, an existing build dir is switched to it.
+sbd_build() {
+	local builddir=$1 krel arg
+	shift
+	krel=$(sbd_kernel_release)
+	if [[ ! -f $builddir/build.ninja ]]; then
+		sbd_say "meson setup $builddir (kernel $krel) $*"
+		meson setup "$builddir" "$SBD_SOURCE_DIR" -Dkernel_release="$krel" "$@"
+	else
+		local opts=(-Dkernel_release="$krel")
+		for arg in "$@"; do
+			[[ $arg == --werror ]] && opts+=(-Dwerror=true)
+		done
+		meson configure "$builddir" "${opts[@]}" >/dev/null
+	fi
+	sbd_say "meson compile -C $builddir"
+	meson compile -C "$builddir"
+}

@@ -1,0 +1,109 @@
+#!/bin/bash
+# (g) A small stress: direct I/O on two disks while their attributes are
+# written, and disks are added, used and deleted, for SECONDS (default 25)
+# of guest time. Every write must succeed or fail with an errno that
+# contract.md allows at that moment; data outside the stressed area must
+# survive; the module must unload; run-vm then checks the kernel log.
+# shellcheck source=tests/vm/lib.sh
+. "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
+
+duration=${1:-25}
+M=$((1024 * 1024))
+errors=$SBD_TMP/errors
+: >"$errors"
+
+# bad WHO WHAT: record an unexpected result
+bad() { echo "$1: $2" >>"$errors"; }
+
+# try PATH VALUE ALLOWED_ERRNO...: one write; record anything else
+try() {
+	local path=$1 value=$2 got rc=0 e
+	shift 2
+	got=$("$SBD_VM_TOOL" write "$path" "$value" 2>/dev/null) || rc=$?
+	((rc == 0)) && return 0
+	for e in "$@"; do [[ $got == "$e" ]] && return 0; done
+	bad "write '$value' > $path" "${got:-status $rc}"
+}
+
+io_worker() { # DEV: random 64 KiB direct writes and reads beyond the first 4 MiB
+	local dev=$1 end=$((SECONDS + duration)) blk
+	while ((SECONDS < end)); do
+		blk=$((64 + RANDOM % 192)) # 64 KiB blocks 64..255: 4..16 MiB
+		dd if=/dev/urandom of="/dev/$dev" bs=64K seek=$blk count=4 oflag=direct conv=notrunc status=none 2>/dev/null || true
+		dd if="/dev/$dev" of=/dev/null bs=64K skip=$blk count=4 iflag=direct status=none 2>/dev/null || true
+	done
+}
+
+attr_worker() { # DEV: label, read_only, online, size (EBUSY while the I/O worker has it open)
+	local dev=$1 p=$SBD_DEVICES/$1 end=$((SECONDS + duration)) i=0
+	while ((SECONDS < end)); do
+		i=$((i + 1))
+		try "$p/label" "stress-$dev-$((i % 7))"
+		try "$p/read_only" $((i % 2))
+		try "$p/size" $(((32 + 16 * (i % 2)) * M)) EBUSY
+		if ((i % 5 == 0)); then
+			try "$p/online" 0 EBUSY
+			try "$p/online" 1 EBUSY
+		fi
+	done
+	try "$p/read_only" 0
+	try "$p/online" 1
+}
+
+churn_worker() { # add, use and delete disks 10..13
+	local end=$((SECONDS + duration)) id
+	while ((SECONDS < end)); do
+		id=$((10 + RANDOM % 4))
+		if [[ -e $SBD_DEVICES/sbd$id ]]; then
+			try "$SBD_DRV/delete_device" "sbd$id" EBUSY ENODEV
+		else
+			try "$SBD_DRV/new_device" "4M $id" EEXIST
+			if [[ -b /dev/sbd$id ]]; then
+				dd if=/dev/urandom of="/dev/sbd$id" bs=64K count=8 oflag=direct status=none 2>/dev/null || true
+			fi
+		fi
+	done
+}
+
+step "load two 32 MiB disks and put reference data in their first 4 MiB"
+sbd_module_load ndevices=2 size=32M max_size=64M
+random_file "$SBD_TMP/ref0" 4096
+random_file "$SBD_TMP/ref1" 4096
+assert_ok dd if="$SBD_TMP/ref0" of=/dev/sbd0 bs=1M oflag=direct status=none
+assert_ok dd if="$SBD_TMP/ref1" of=/dev/sbd1 bs=1M oflag=direct status=none
+
+step "stress for ${duration}s: I/O, attribute writes, disks added and deleted"
+uevents_start all 0 $(((duration + 30) * 1000))
+pids=()
+for d in sbd0 sbd1; do
+	io_worker "$d" &
+	pids+=($!)
+	attr_worker "$d" &
+	pids+=($!)
+done
+churn_worker &
+pids+=($!)
+for pid in "${pids[@]}"; do
+	if wait "$pid"; then pass "worker $pid ended"; else fail "worker $pid exited with status $?"; fi
+done
+bg_stop all
+log "uevents seen: $(bg_output all | wc -l)"
+if [[ -s $errors ]]; then
+	fail "$(wc -l <"$errors") unexpected results, first: $(head -n 5 "$errors" | tr '\n' ';')"
+else
+	pass "every write succeeded or failed as the contract allows"
+fi
+
+step "afterwards: consistent state and intact data"
+for d in sbd0 sbd1; do
+	assert_file_content "$SBD_DEVICES/$d/online" 1
+	assert_file_content "$SBD_DEVICES/$d/read_only" 0
+	assert_match '^stress-' "$(read_attr "$SBD_DEVICES/$d/label")" "label of $d"
+done
+same_data "$SBD_TMP/ref0" /dev/sbd0
+same_data "$SBD_TMP/ref1" /dev/sbd1
+assert_eq "$(ls "$SBD_BUS/devices" | wc -l)" "$(read_attr "$SBD_DRV/ndevices")" "ndevices vs the bus's devices"
+
+step "unload with whatever disks are left"
+sbd_module_unload
+assert_not_exists "$SBD_BUS"
