@@ -111,7 +111,7 @@ if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	xvfb=$!
 	for _ in $(seq 200); do [[ -e /tmp/.X11-unix/X7 ]] && break; sleep 0.05; done
 	echo 1 >"$D0/read_only"
-	out=$(DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none timeout 120 "$MANAGER" --dump-model \
+	out=$(DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 120 "$MANAGER" --dump-model \
 		--set sbd0:Label=from-gui --set sbd0:Size=1000 --screenshot "$SBD_VM_RESULTS/sbd-manager.png" 2>&1) || true
 	log "$out"
 	assert_ok grep -q '^{"action":"set sbd0:Label=from-gui","error":null}$' <<<"$out"

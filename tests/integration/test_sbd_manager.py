@@ -28,9 +28,11 @@ M16 = 16 << 20
 
 def client_env():
     env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
-    # no accessibility bus and no session bus to look for under Xvfb
+    # no accessibility bus, and no session bus: GIO would otherwise autolaunch
+    # one on the X display (dbus-launch), which outlives the test
     env['GTK_A11Y'] = 'none'
     env['NO_AT_BRIDGE'] = '1'
+    env['DBUS_SESSION_BUS_ADDRESS'] = 'unix:path=/nonexistent/no-session-bus'
     return env
 
 
