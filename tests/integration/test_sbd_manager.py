@@ -132,8 +132,15 @@ class Show(ManagerTestCase):
         self.testbed.write(self.testbed.device_attr(1, 'read_only'), '1\n')
         self.testbed.uevent(self.testbed.device_syspath(1), 'change')
         self.wait_for(lambda: self.get(device_path(1), DEVICE_IFACE, 'ReadOnly'))
+        expected = [self.model(devices=[device(0), device(1, label='data', read_only=True)])]
         lines, err = self.run_manager('--dump-model')
-        self.assertEqual(lines, [self.model(devices=[device(0), device(1, label='data', read_only=True)])])
+        self.assertEqual(lines, expected)
+        # the same bus, named with --address
+        lines, err = self.run_manager('--dump-model', '--address', os.environ['DBUS_SYSTEM_BUS_ADDRESS'])
+        self.assertEqual(lines, expected)
+        lines, err = self.run_manager('--dump-model', '--address', 'unix:path=/nonexistent', status=1)
+        self.assertRegex(lines[0]['error'], r'^Could not connect to the bus: ')
+        self.assertEqual(lines[0]['devices'], [])
 
     def test_screenshot(self):
         tb = self.testbed
