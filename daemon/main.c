@@ -186,6 +186,13 @@ static int run(struct daemon *d) {
         r = sd_bus_attach_event(d->bus, d->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop: %m");
+        /* Under systemd with WatchdogSec=, the loop itself sends
+         * WATCHDOG=1 (at 1/2 to 3/4 of the interval, coalesced with other
+         * timers): a stuck loop gets the service restarted. Without
+         * WATCHDOG_USEC there is no timer at all. */
+        r = sd_event_set_watchdog(d->event, true);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set up the service watchdog: %m");
 
         r = module_setup(d);
         if (r < 0)
