@@ -122,6 +122,8 @@ struct daemon {
         sd_event_source *lists_event;
         bool lists_dirty[_OBJECT_KIND_MAX];
 
+        char *status;     /* the last STATUS= sent to systemd */
+
         bool ready;       /* start-up enumeration done: emit signals */
         bool need_resync; /* a uevent was lost */
 };
@@ -132,6 +134,9 @@ static inline const char *object_kind_interface(enum object_kind kind) {
 static inline const char *object_kind_prefix(enum object_kind kind) {
         return kind == OBJECT_DRIVER ? SBD_DRIVERS_PATH : SBD_DEVICES_PATH;
 }
+
+/* main.c */
+void daemon_update_status(struct daemon *d);
 
 /* objects.c: the mirrored tree */
 void object_sets_init(struct daemon *d);

@@ -135,6 +135,24 @@ static void bump_nofile(void) {
         }
 }
 
+/* STATUS= for `systemctl status`: sent at READY and whenever the device
+ * count or the module's state changes (once per loop iteration at most:
+ * the callers are the deferred list signal and the module's uevent). */
+void daemon_update_status(struct daemon *d) {
+        _cleanup_free_ char *s = NULL;
+
+        if (!d->ready)
+                return;
+        if (asprintf(&s, "Mirroring %zu sbd device(s), module %s.",
+                     d->objects[OBJECT_DEVICE].n, d->module_state ?: "unloaded") < 0)
+                return (void) log_oom();
+        if (streq_ptr(s, d->status))
+                return;
+        (void) sd_notifyf(false, "STATUS=%s", s);
+        free(d->status);
+        d->status = TAKE_PTR(s);
+}
+
 static void daemon_done(struct daemon *d) {
         auth_requests_free_all(d);
         waiters_free_all(d);
@@ -151,6 +169,7 @@ static void daemon_done(struct daemon *d) {
         if (d->kmod)
                 d->kmod = kmod_unref(d->kmod);
         free(d->module_state);
+        free(d->status);
         free(d->module_params);
         strv_free(d->module_param_list);
         config_done(&d->config);
@@ -216,14 +235,14 @@ static int run(struct daemon *d) {
                 return log_error_errno(r, "Cannot own %s on the system bus: %m", SBD_BUS_NAME);
 
         log_info("Mirroring %zu device(s) as %s.", d->objects[OBJECT_DEVICE].n, SBD_BUS_NAME);
-        (void) sd_notifyf(false, "READY=1\nSTATUS=Mirroring %zu sbd device(s), module %s.",
-                          d->objects[OBJECT_DEVICE].n, strempty(d->module_state));
+        daemon_update_status(d);
+        (void) sd_notify(false, "READY=1");
 
         r = sd_event_loop(d->event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
 
-        (void) sd_notify(false, "STOPPING=1");
+        (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping.");
         if (d->config.unload_on_exit) {
                 _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
                 if (module_unload(d, &e) < 0)

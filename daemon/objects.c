@@ -382,6 +382,7 @@ static int lists_changed_handler(sd_event_source *s, void *userdata) {
                         /* ndevices changed with the set of devices. */
                         for (size_t i = 0; i < d->objects[OBJECT_DRIVER].n; i++)
                                 object_refresh(d->objects[OBJECT_DRIVER].sorted[i]);
+                        daemon_update_status(d);
                 }
         }
         return 0;
