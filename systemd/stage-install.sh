@@ -1,0 +1,23 @@
+#!/bin/bash
+# stage-install.sh SOURCE_DIR BUILD_DIR STAGE_DIR KERNEL_RELEASE STAMP
+#
+# Installs SBD the way a distribution package would lay it out: a build
+# directory of its own configured with --prefix=/usr --sysconfdir=/etc
+# (made once, then rebuilt incrementally), installed into STAGE_DIR with
+# DESTDIR. The install tests check that tree and the systemd VM scenario
+# copies it into the guest's /.
+set -euo pipefail
+
+src=$1 build=$2 stage=$3 krel=$4 stamp=$5
+
+if [[ ! -f $build/build.ninja ]]; then
+	rm -rf "$build"
+	meson setup "$build" "$src" --prefix=/usr --sysconfdir=/etc --localstatedir=/var \
+		--buildtype=debugoptimized -Dtests=false ${krel:+-Dkernel_release="$krel"} >"$build.setup.log" 2>&1 ||
+		{ cat "$build.setup.log" >&2; exit 1; }
+fi
+meson compile -C "$build" >"$build.compile.log" 2>&1 || { tail -40 "$build.compile.log" >&2; exit 1; }
+rm -rf "$stage"
+meson install -C "$build" --no-rebuild --destdir "$stage" >"$build.install.log" 2>&1 ||
+	{ cat "$build.install.log" >&2; exit 1; }
+touch "$stamp"
