@@ -132,6 +132,22 @@ assert_match ' /sys ro,' "$mounts" "/sys read-only for sbdd"
 assert_match ' /sys/devices/system rw,' "$mounts" "/sys/devices/system writable for sbdd"
 assert_match ' /sys/bus rw,' "$mounts" "/sys/bus writable for sbdd"
 assert_match ' / ro,' "$mounts" "/ read-only for sbdd"
+# Every mount sbdd sees read-write: the two sysfs trees, its private /tmp,
+# /var/tmp, /proc (pid subset) and mqueue (PrivateIPC=), and /dev/pts (no
+# device may be opened: DevicePolicy=closed). Not /run (ReadOnlyPaths=).
+rw_mounts() { # rw_mounts PID: the read-write mount points, sorted
+	local mp opts
+	while read -r _ _ _ _ mp opts _; do
+		[[ $opts == rw* ]] && echo "$mp"
+	done <"/proc/$1/mountinfo" | sort | tr '\n' ' '
+}
+assert_eq "/dev/mqueue /dev/pts /proc /sys/bus /sys/devices/system /tmp /var/tmp " "$(rw_mounts "$pid1")" \
+	"read-write mounts of sbdd"
+# For comparison (not a check): systemd's own hostnamed, ProtectSystem=strict.
+busctl --system get-property org.freedesktop.hostname1 /org/freedesktop/hostname1 org.freedesktop.hostname1 \
+	Hostname >/dev/null 2>&1 || true
+hpid=$(systemctl show -P MainPID systemd-hostnamed.service)
+[[ $hpid != 0 ]] && log "systemd-hostnamed's read-write mounts: $(rw_mounts "$hpid")"
 systemd-analyze security --no-pager sbdd.service >"$SBD_VM_RESULTS/security-online.txt" 2>&1 || true
 security=$(tail -n 1 "$SBD_VM_RESULTS/security-online.txt")
 log "$security"
@@ -220,6 +236,19 @@ assert_ok cmp "$SBD_TMP/busctl-tree-before" "$SBD_TMP/busctl-tree-after"
 same_data "$SBD_TMP/data" /dev/sbd0
 journal=$(journalctl -b -u sbdd.service --no-pager -o cat)
 assert_match 'Main process exited, code=killed, status=9/KILL' "$journal" "the journal records the kill"
+
+tstep "Module.Unload and Module.Load work inside the sandbox (root, sbdctl)"
+assert_ok sbdctl module unload
+assert_not_exists /sys/module/sbd
+assert_eq "ao 0" "$(busctl --system get-property "$NAME" "$ROOT" org.sbd.Sbd1.Manager Devices)" "Devices after Unload"
+# Load() takes its parameters from the caller (the configured ones apply
+# only when sbdd itself loads the module at start).
+assert_ok sbdctl module load ndevices=2 size=16M
+assert_eq live "$(read_attr /sys/module/sbd/initstate)" "the module after Load"
+assert_eq 2 "$(read_attr /sys/module/sbd/parameters/ndevices)" "ndevices after Load"
+wait_until 10 label_is sbd0 && pass "sbd0 is back, with its default label" || fail "sbd0 did not come back"
+assert_ok busctl --system set-property "$NAME" "$DEV0" org.sbd.Sbd1.Device Label s after-reload
+assert_eq after-reload "$(read_attr "$D0/label")" "a write to the new sbd0 reaches sysfs"
 
 tstep "the watchdog is pinged; udevd's uevents would not reach sbdd"
 # One drop-in, one restart, two facts. WatchdogSec=2s: without WATCHDOG=1
