@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* The daemon context: the one place that holds sbdd's state. Every
+ * callback gets it (or an object that points back to it) as userdata. */
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "attr.h"
+#include "config.h"
+#include "hashmap.h"
+
+#define SBD_BUS_NAME "org.sbd.Sbd1"
+#define SBD_ROOT_PATH "/org/sbd/Sbd1"
+#define SBD_MODULE_PATH "/org/sbd/Sbd1/module"
+#define SBD_DRIVERS_PATH "/org/sbd/Sbd1/drivers"
+#define SBD_DEVICES_PATH "/org/sbd/Sbd1/devices"
+#define SBD_MANAGER_IFACE "org.sbd.Sbd1.Manager"
+#define SBD_MODULE_IFACE "org.sbd.Sbd1.Module"
+#define SBD_DRIVER_IFACE "org.sbd.Sbd1.Driver"
+#define SBD_DEVICE_IFACE "org.sbd.Sbd1.Device"
+
+#define SBD_MODULE_NAME "sbd"
+#define SYSFS_BUS_DIR "/sys/bus/sbd"
+#define SYSFS_DRIVERS_DIR "/sys/bus/sbd/drivers"
+#define SYSFS_DEVICES_DIR "/sys/bus/sbd/devices"
+#define SYSFS_MODULE_DIR "/sys/module/sbd"
+
+struct sbd_object;
+struct auth_request;
+struct device_waiter;
+
+/* One attribute of the union of all objects of a kind. */
+struct attr_def {
+        char *file;      /* "power/runtime_status" */
+        char *property;  /* "PowerRuntimeStatus"; the vtable points here */
+        char type;       /* 's', 't', 'b', 'u' */
+        unsigned flags;  /* ATTR_* */
+};
+
+/* The attribute properties of a kind: one vtable shared by every object
+ * of the kind, rebuilt (rarely) when an object shows a new attribute. */
+struct attr_table {
+        enum object_kind kind;
+        struct attr_def *defs;
+        size_t n_defs;
+        sd_bus_vtable *vtable;
+        sd_bus_slot *slot;
+};
+
+/* One attribute of one object. The attribute vtable's property offsets
+ * are indexes into an object's array of these. */
+struct attr_value {
+        struct sbd_object *object;
+        size_t index;
+        char *text;                /* cached value; NULL: not cached */
+        int error;                 /* why text is NULL (negative errno) */
+        int fd;                    /* kept open for ATTR_WATCH, else -1 */
+        sd_event_source *watch;    /* POLLPRI on fd */
+        bool present;              /* the object has this attribute */
+};
+
+struct sbd_object {
+        struct daemon *daemon;
+        enum object_kind kind;
+        char *name;       /* "sbd0" */
+        char *path;       /* "/org/sbd/Sbd1/devices/sbd0" */
+        char *syspath;    /* "/sys/devices/system/sbd/sbd0" */
+        int dirfd;
+        dev_t st_dev;
+        ino_t st_ino;
+        struct attr_value *values;
+        size_t n_values;
+        /* devices only */
+        char *driver_path;   /* driver object path, or "/" */
+        char *block_device;  /* "/dev/sbd0", or "" */
+};
+
+/* The objects of one kind: by path for sd-bus's find callbacks, and
+ * sorted by name (natural order) for Devices and the node enumerator. */
+struct object_set {
+        struct daemon *daemon;
+        enum object_kind kind;
+        struct hashmap by_path;
+        struct sbd_object **sorted;
+        size_t n, allocated;
+};
+
+struct daemon {
+        struct config config;
+        sd_event *event;
+        sd_bus *bus;
+        struct udev *udev;
+        struct udev_monitor *monitor;
+        sd_event_source *monitor_source;
+        struct kmod_ctx *kmod;
+
+        struct attr_table tables[_OBJECT_KIND_MAX];
+        struct object_set objects[_OBJECT_KIND_MAX];
+
+        /* Module.State as last announced, to signal only real changes. */
+        char *module_state;
+        char *module_params;       /* flattened, to compare */
+        char **module_param_list;  /* key, value, key, value, ..., NULL */
+
+        /* Requests waiting for polkit or for the kernel. */
+        struct auth_request *auth_requests;
+        struct device_waiter *waiters;
+
+        /* unique bus name -> uid of recent callers (see polkit.c) */
+        struct uid_cache_entry {
+                char *name;
+                uid_t uid;
+        } uid_cache[64];
+        unsigned uid_cache_next;
+
+        /* Manager/Driver Devices and Drivers are signalled once per loop
+         * iteration, not once per device of a burst. */
+        sd_event_source *lists_event;
+        bool lists_dirty[_OBJECT_KIND_MAX];
+
+        bool ready;       /* start-up enumeration done: emit signals */
+        bool need_resync; /* a uevent was lost */
+};
+
+static inline const char *object_kind_interface(enum object_kind kind) {
+        return kind == OBJECT_DRIVER ? SBD_DRIVER_IFACE : SBD_DEVICE_IFACE;
+}
+static inline const char *object_kind_prefix(enum object_kind kind) {
+        return kind == OBJECT_DRIVER ? SBD_DRIVERS_PATH : SBD_DEVICES_PATH;
+}
+
+/* objects.c: the mirrored tree */
+void object_sets_init(struct daemon *d);
+void object_sets_done(struct daemon *d);
+struct sbd_object *object_find(struct daemon *d, enum object_kind kind, const char *name);
+struct sbd_object *object_find_by_path(struct daemon *d, const char *path);
+/* Add (or refresh, if known and still the same kobject) the object for
+ * sysfs directory syspath. ret may be NULL. */
+int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret);
+void tree_remove(struct daemon *d, struct sbd_object *o);
+/* Re-read the object's cached attributes and links, signal changes. */
+int object_refresh(struct sbd_object *o);
+int object_refresh_attr(struct sbd_object *o, size_t index);
+/* Make the tree equal sysfs: add, remove and refresh, with signals. */
+int tree_sync(struct daemon *d);
+int tree_sync_full(struct daemon *d, bool module_removed);
+/* Only add devices that appeared (cheap at 10,000 devices). */
+int tree_scan_new_devices(struct daemon *d);
+void tree_emit_lists_changed(struct daemon *d, enum object_kind kind);
+void device_emit_driver_devices(struct daemon *d);
+
+/* vtables.c: sd-bus registration */
+int vtables_register(struct daemon *d);
+int attr_table_add(struct daemon *d, enum object_kind kind, const char *file, unsigned mode, size_t *ret_index);
+void attr_tables_done(struct daemon *d);
+int attr_def_lookup(const struct attr_table *t, const char *property);
+int append_object_paths(sd_bus_message *reply, struct object_set *set, const char *driver_path);
+
+/* manager.c */
+extern const sd_bus_vtable manager_vtable[];
+void waiters_object_added(struct daemon *d, struct sbd_object *o);
+void waiters_object_removed(struct daemon *d, const char *name);
+void waiters_free_all(struct daemon *d);
+
+/* module.c */
+extern const sd_bus_vtable module_vtable[];
+int module_setup(struct daemon *d);
+int module_load(struct daemon *d, char **params, sd_bus_error *error);
+int module_unload(struct daemon *d, sd_bus_error *error);
+void module_emit_changes(struct daemon *d, bool removed);
+bool module_driver_present(void);
+
+/* uevent.c */
+int uevent_setup(struct daemon *d);
+void uevent_done(struct daemon *d);
+
+/* polkit.c: authorize the sender of m for action; the callback runs
+ * once, later (never from inside authorize_async). allowed < 0 is an
+ * error already put in *error; 0 means denied (error filled); 1 allowed. */
+typedef void (*auth_callback_t)(struct daemon *d, sd_bus_message *m, int allowed,
+                                const sd_bus_error *error, void *userdata);
+int authorize_async(struct daemon *d, sd_bus_message *m, const char *action,
+                    auth_callback_t cb, void *userdata, void (*free_userdata)(void *));
+void auth_requests_free_all(struct daemon *d);
+void uid_cache_done(struct daemon *d);
+
+/* setprop.c */
+int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);

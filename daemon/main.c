@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/* sbdd: owns the sbd module and mirrors it on the system bus. */
+
+#include <getopt.h>
+#include <libkmod.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <systemd/sd-daemon.h>
+
+#include "daemon.h"
+#include "errors.h"
+#include "util.h"
+
+static void help(void) {
+        printf("Usage: sbdd [OPTIONS...]\n\n"
+               "Owns the sbd kernel module and mirrors its driver and devices on the\n"
+               "system bus as org.sbd.Sbd1.\n\n"
+               "  -h --help                 Show this help\n"
+               "     --version              Show the version\n"
+               "     --config=FILE          Read settings from FILE (default " SBDD_CONFIG_FILE ")\n"
+               "     --module-path=FILE.ko  Load the module from this file instead of by name\n"
+               "  -p --param=KEY=VALUE      Module parameter, e.g. --param ndevices=2 (repeatable)\n"
+               "     --no-load              Do not load the module (tests, or loaded elsewhere)\n"
+               "     --unload-on-exit       Unload the module on exit (loses the disks' data)\n"
+               "     --uevent-source=auto|udev|kernel\n"
+               "                            Where uevents come from (auto: udev if udevd runs)\n"
+               "     --log-level=LEVEL      err, warning, notice, info (default) or debug\n");
+}
+
+enum {
+        ARG_VERSION = 0x100,
+        ARG_CONFIG,
+        ARG_MODULE_PATH,
+        ARG_NO_LOAD,
+        ARG_UNLOAD_ON_EXIT,
+        ARG_UEVENT_SOURCE,
+        ARG_LOG_LEVEL,
+};
+
+static const struct option options[] = {
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, ARG_VERSION },
+        { "config", required_argument, NULL, ARG_CONFIG },
+        { "module-path", required_argument, NULL, ARG_MODULE_PATH },
+        { "param", required_argument, NULL, 'p' },
+        { "no-load", no_argument, NULL, ARG_NO_LOAD },
+        { "unload-on-exit", no_argument, NULL, ARG_UNLOAD_ON_EXIT },
+        { "uevent-source", required_argument, NULL, ARG_UEVENT_SOURCE },
+        { "log-level", required_argument, NULL, ARG_LOG_LEVEL },
+        {}
+};
+
+/* Returns 1 to run, 0 to exit successfully (--help), < 0 on error. */
+static int parse_argv(int argc, char *argv[], struct config *c) {
+        const char *config_file = SBDD_CONFIG_FILE;
+        bool config_given = false;
+        int opt, r;
+
+        /* First pass: only --config, --help, --version, so that the file
+         * is read before the other options override it. */
+        opterr = 0;
+        while ((opt = getopt_long(argc, argv, "hp:", options, NULL)) >= 0) {
+                if (opt == 'h') {
+                        help();
+                        return 0;
+                }
+                if (opt == ARG_VERSION) {
+                        printf("sbdd %s\n", PACKAGE_VERSION);
+                        return 0;
+                }
+                if (opt == ARG_CONFIG) {
+                        config_file = optarg;
+                        config_given = true;
+                }
+        }
+        r = config_parse_file(c, config_file);
+        if (r == -ENOENT && !config_given)
+                r = 0;
+        if (r < 0)
+                return log_error_errno(r, "Cannot read %s: %m", config_file);
+
+        opterr = 1;
+        optind = 0;
+        while ((opt = getopt_long(argc, argv, "hp:", options, NULL)) >= 0) {
+                switch (opt) {
+                case 'h':
+                case ARG_VERSION:
+                case ARG_CONFIG:
+                        break;
+                case ARG_MODULE_PATH:
+                        if (free_and_strdup(&c->module_path, optarg) < 0)
+                                return log_oom();
+                        break;
+                case 'p':
+                        r = config_set_param(c, optarg);
+                        if (r < 0)
+                                return log_error_errno(r, "Invalid module parameter '%s', expected KEY=VALUE.", optarg);
+                        break;
+                case ARG_NO_LOAD:
+                        c->load = false;
+                        break;
+                case ARG_UNLOAD_ON_EXIT:
+                        c->unload_on_exit = true;
+                        break;
+                case ARG_UEVENT_SOURCE:
+                        r = uevent_source_from_string(optarg);
+                        if (r < 0)
+                                return log_error_errno(r, "Invalid --uevent-source '%s'.", optarg);
+                        c->uevent_source = r;
+                        break;
+                case ARG_LOG_LEVEL:
+                        r = log_parse_level(optarg);
+                        if (r < 0)
+                                return log_error_errno(r, "Invalid --log-level '%s'.", optarg);
+                        c->log_level = r;
+                        break;
+                default:
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc)
+                return log_error_errno(-EINVAL, "Unexpected argument '%s'.", argv[optind]);
+        return 1;
+}
+
+static void bump_nofile(void) {
+        struct rlimit rl;
+
+        /* Three watched attributes and a directory per device: 10,000
+         * devices need some 40,000 descriptors. */
+        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0 && rl.rlim_cur < rl.rlim_max) {
+                rl.rlim_cur = rl.rlim_max;
+                (void) setrlimit(RLIMIT_NOFILE, &rl);
+        }
+}
+
+static void daemon_done(struct daemon *d) {
+        auth_requests_free_all(d);
+        waiters_free_all(d);
+        uevent_done(d);
+        d->lists_event = sd_event_source_disable_unref(d->lists_event);
+        object_sets_done(d);
+        attr_tables_done(d);
+        uid_cache_done(d);
+        if (d->bus) {
+                sd_bus_flush(d->bus);
+                d->bus = sd_bus_close_unref(d->bus);
+        }
+        d->event = sd_event_unref(d->event);
+        if (d->kmod)
+                d->kmod = kmod_unref(d->kmod);
+        free(d->module_state);
+        free(d->module_params);
+        strv_free(d->module_param_list);
+        config_done(&d->config);
+}
+
+static int run(struct daemon *d) {
+        sigset_t mask;
+        int r;
+
+        /* Leave the working directory wherever we were started. */
+        if (chdir("/") < 0)
+                return log_error_errno(-errno, "Cannot chdir to /: %m");
+        bump_nofile();
+
+        sigemptyset(&mask);
+        sigaddset(&mask, SIGTERM);
+        sigaddset(&mask, SIGINT);
+        sigprocmask(SIG_BLOCK, &mask, NULL);
+        signal(SIGPIPE, SIG_IGN);
+
+        r = sd_event_default(&d->event);
+        if (r < 0)
+                return log_error_errno(r, "Cannot create the event loop: %m");
+        (void) sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
+        (void) sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
+
+        r = sd_bus_error_add_map(sbd_error_map);
+        if (r < 0)
+                return log_error_errno(r, "Cannot register the error map: %m");
+        r = sd_bus_open_system(&d->bus);
+        if (r < 0)
+                return log_error_errno(r, "Cannot connect to the system bus: %m");
+        r = sd_bus_attach_event(d->bus, d->event, SD_EVENT_PRIORITY_NORMAL);
+        if (r < 0)
+                return log_error_errno(r, "Cannot attach the bus to the event loop: %m");
+
+        r = module_setup(d);
+        if (r < 0)
+                return r;
+        /* The monitor first: nothing may happen unseen between the
+         * enumeration and the first event. */
+        r = uevent_setup(d);
+        if (r < 0)
+                return r;
+        r = vtables_register(d);
+        if (r < 0)
+                return r;
+        r = tree_sync(d);
+        if (r < 0)
+                return log_error_errno(r, "Cannot enumerate sbd devices: %m");
+        d->ready = true;
+
+        /* Only now, with every object in place, take the name. */
+        r = sd_bus_request_name(d->bus, SBD_BUS_NAME, 0);
+        if (r < 0)
+                return log_error_errno(r, "Cannot own %s on the system bus: %m", SBD_BUS_NAME);
+
+        log_info("Mirroring %zu device(s) as %s.", d->objects[OBJECT_DEVICE].n, SBD_BUS_NAME);
+        (void) sd_notifyf(false, "READY=1\nSTATUS=Mirroring %zu sbd device(s), module %s.",
+                          d->objects[OBJECT_DEVICE].n, strempty(d->module_state));
+
+        r = sd_event_loop(d->event);
+        if (r < 0)
+                return log_error_errno(r, "Event loop failed: %m");
+
+        (void) sd_notify(false, "STOPPING=1");
+        if (d->config.unload_on_exit) {
+                _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+                if (module_unload(d, &e) < 0)
+                        log_warning("Could not unload the module: %s", strempty(e.message));
+        }
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        struct daemon d = {};
+        int r;
+
+        config_init(&d.config);
+        object_sets_init(&d);
+        r = parse_argv(argc, argv, &d.config);
+        if (r <= 0) {
+                config_done(&d.config);
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+        }
+        log_set_max_level(d.config.log_level);
+
+        r = run(&d);
+        daemon_done(&d);
+        log_debug("Exiting.");
+        return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/* The sbd kernel module: loading and unloading it with libkmod, and the
+ * org.sbd.Sbd1.Module object. Its properties are read from
+ * /sys/module/sbd on each Get (one object, a few small files); State and
+ * Parameters are signalled when module uevents show them changed, while
+ * RefCount changes with every open of a disk and has no event at all, so
+ * it is documented as not emitting PropertiesChanged. */
+
+#include <libkmod.h>
+
+#include "daemon.h"
+#include "errors.h"
+#include "sysfs.h"
+#include "util.h"
+
+/* "live", "coming", "going", "builtin" or "unloaded". */
+static int module_state(struct daemon *d, char **ret) {
+        char buf[ATTR_VALUE_MAX + 1];
+        ssize_t n = sysfs_read_at(AT_FDCWD, SYSFS_MODULE_DIR "/initstate", buf);
+        const char *s = buf;
+
+        if (n < 0) {
+                if (access(SYSFS_MODULE_DIR, F_OK) >= 0)
+                        s = "builtin"; /* built-in modules have no initstate */
+                else {
+                        s = "unloaded";
+                        if (d->kmod) {
+                                struct kmod_module *mod = NULL;
+                                if (kmod_module_new_from_name(d->kmod, SBD_MODULE_NAME, &mod) >= 0) {
+                                        if (kmod_module_get_initstate(mod) == KMOD_MODULE_BUILTIN)
+                                                s = "builtin";
+                                        kmod_module_unref(mod);
+                                }
+                        }
+                }
+        }
+        *ret = strdup(s);
+        return *ret ? 0 : -ENOMEM;
+}
+
+bool module_driver_present(void) {
+        return access(SYSFS_DRIVERS_DIR "/" SBD_MODULE_NAME, F_OK) >= 0;
+}
+
+/* The parameters as "k=v\n" lines (sorted by readdir of sysfs). */
+static int module_params(char ***ret) {
+        _cleanup_closedir_ DIR *dh = opendir(SYSFS_MODULE_DIR "/parameters");
+        _cleanup_strv_free_ char **l = NULL;
+        size_t n = 0;
+
+        l = calloc(1, sizeof(char *));
+        if (!l)
+                return -ENOMEM;
+        for (struct dirent *de; dh && (de = readdir(dh));) {
+                char buf[ATTR_VALUE_MAX + 1], path[PATH_MAX];
+                char **nl;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                snprintf(path, sizeof(path), SYSFS_MODULE_DIR "/parameters/%s", de->d_name);
+                if (sysfs_read_at(AT_FDCWD, path, buf) < 0)
+                        continue; /* write-only or unreadable */
+                nl = realloc(l, (n + 3) * sizeof(char *));
+                if (!nl)
+                        return -ENOMEM;
+                l = nl;
+                l[n] = strdup(de->d_name);
+                l[n + 1] = strdup(buf);
+                l[n + 2] = NULL;
+                if (!l[n] || !l[n + 1])
+                        return -ENOMEM;
+                n += 2;
+        }
+        *ret = TAKE_PTR(l);
+        return 0;
+}
+
+static char *params_flatten(char **l) {
+        char *s = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&s, &size);
+
+        if (!f)
+                return NULL;
+        for (char **i = l; i && i[0] && i[1]; i += 2)
+                fprintf(f, "%s=%s\n", i[0], i[1]);
+        fclose(f);
+        return s;
+}
+
+void module_emit_changes(struct daemon *d, bool removed) {
+        _cleanup_free_ char *state = NULL, *flat = NULL;
+        _cleanup_strv_free_ char **params = NULL;
+        const char *names[3] = {};
+        size_t n = 0;
+
+        /* The kernel sends the module's "remove" uevent before it deletes
+         * /sys/module/sbd, which then still says "going": the event is
+         * the news, there will be no later one. */
+        if (removed)
+                state = strdup("unloaded");
+        else if (module_state(d, &state) < 0)
+                state = NULL;
+        if (!state || module_params(&params) < 0)
+                return (void) log_oom();
+        if (removed) {
+                strv_free(params);
+                params = calloc(1, sizeof(char *));
+                if (!params)
+                        return (void) log_oom();
+        }
+        flat = params_flatten(params);
+        if (!flat)
+                return (void) log_oom();
+        if (!streq_ptr(d->module_state, state)) {
+                free(d->module_state);
+                d->module_state = TAKE_PTR(state);
+                names[n++] = "State";
+                log_info("Module %s is %s.", SBD_MODULE_NAME, d->module_state);
+        }
+        if (!streq_ptr(d->module_params, flat)) {
+                free(d->module_params);
+                d->module_params = TAKE_PTR(flat);
+                strv_free(d->module_param_list);
+                d->module_param_list = TAKE_PTR(params);
+                names[n++] = "Parameters";
+        }
+        if (n > 0 && d->ready)
+                (void) sd_bus_emit_properties_changed_strv(d->bus, SBD_MODULE_PATH, SBD_MODULE_IFACE, (char **) names);
+}
+
+static int kmod_error(sd_bus_error *error, int r, const char *what) {
+        if (!error)
+                return r;
+        return sbd_error_set_errno(error, r, what);
+}
+
+static int module_get(struct daemon *d, struct kmod_module **ret, sd_bus_error *error) {
+        int r;
+
+        if (d->config.module_path)
+                r = kmod_module_new_from_path(d->kmod, d->config.module_path, ret);
+        else
+                r = kmod_module_new_from_name(d->kmod, SBD_MODULE_NAME, ret);
+        if (r < 0)
+                return kmod_error(error, r, "Cannot find the sbd module");
+        return 0;
+}
+
+/* Refuse parameters the module does not declare: the kernel would only
+ * log "unknown parameter ignored" and load anyway. */
+static int check_params(struct kmod_module *mod, char **params, sd_bus_error *error) {
+        struct kmod_list *info = NULL, *i;
+        bool any = false;
+        int r;
+
+        r = kmod_module_get_info(mod, &info);
+        if (r < 0)
+                return 0; /* no modinfo: let the kernel judge */
+        for (char **p = params; p && *p; p++) {
+                size_t klen = strcspn(*p, "=");
+                bool found = false;
+
+                kmod_list_foreach(i, info) {
+                        const char *key = kmod_module_info_get_key(i);
+                        const char *value = kmod_module_info_get_value(i);
+                        if (!streq(key, "parm") || !value)
+                                continue;
+                        any = true;
+                        if (strncmp(value, *p, klen) == 0 && value[klen] == ':')
+                                found = true;
+                }
+                if (any && !found) {
+                        kmod_module_info_free_list(info);
+                        if (error)
+                                sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
+                                                  "The sbd module has no parameter '%.*s'.", (int) klen, *p);
+                        return -EINVAL;
+                }
+        }
+        kmod_module_info_free_list(info);
+        return 0;
+}
+
+int module_load(struct daemon *d, char **params, sd_bus_error *error) {
+        struct kmod_module *mod = NULL;
+        _cleanup_free_ char *state = NULL, *opts = NULL;
+        int r;
+
+        r = module_state(d, &state);
+        if (r < 0)
+                return r;
+        if (streq(state, "live") || streq(state, "builtin") || streq(state, "coming")) {
+                log_debug("Module %s is %s, not loading it.", SBD_MODULE_NAME, state);
+                return 0;
+        }
+        if (!d->kmod)
+                return kmod_error(error, -ENOSYS, "libkmod is not available");
+        r = module_get(d, &mod, error);
+        if (r < 0)
+                return r;
+        r = check_params(mod, params, error);
+        if (r < 0)
+                goto finish;
+        r = config_params_string(params, &opts);
+        if (r < 0)
+                goto finish;
+
+        if (d->config.module_path)
+                r = kmod_module_insert_module(mod, 0, opts);
+        else {
+                /* By name: honour the blacklist, pull in dependencies. */
+                r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, opts, NULL, NULL, NULL);
+                if (r == KMOD_PROBE_APPLY_BLACKLIST) {
+                        log_info("Module %s is blacklisted, not loading it.", SBD_MODULE_NAME);
+                        if (error)
+                                sd_bus_error_setf(error, SBD_ERROR_PERMISSION_DENIED, "The sbd module is blacklisted.");
+                        r = -EPERM;
+                        goto finish;
+                }
+        }
+        if (r == -EEXIST)
+                r = 0; /* raced with another loader: it is there */
+        if (r < 0) {
+                log_error_errno(r, "Failed to load module %s: %m", d->config.module_path ?: SBD_MODULE_NAME);
+                kmod_error(error, r, "Cannot load the sbd module");
+                goto finish;
+        }
+        log_info("Loaded module %s%s%s.", d->config.module_path ?: SBD_MODULE_NAME,
+                 opts[0] ? " with " : "", opts);
+finish:
+        kmod_module_unref(mod);
+        return r;
+}
+
+int module_unload(struct daemon *d, sd_bus_error *error) {
+        struct kmod_module *mod = NULL;
+        _cleanup_free_ char *state = NULL;
+        int r;
+
+        r = module_state(d, &state);
+        if (r < 0)
+                return r;
+        if (streq(state, "unloaded")) {
+                if (error)
+                        sd_bus_error_set(error, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
+                return -ENOENT;
+        }
+        if (!d->kmod)
+                return kmod_error(error, -ENOSYS, "libkmod is not available");
+        r = kmod_module_new_from_name(d->kmod, SBD_MODULE_NAME, &mod);
+        if (r < 0)
+                return kmod_error(error, r, "Cannot find the sbd module");
+        r = kmod_module_remove_module(mod, 0);
+        kmod_module_unref(mod);
+        if (r == -ENOENT) {
+                if (error)
+                        sd_bus_error_set(error, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
+                return r;
+        }
+        if (r < 0)
+                return kmod_error(error, r, "Cannot unload the sbd module");
+        log_info("Unloaded module %s.", SBD_MODULE_NAME);
+        return 0;
+}
+
+int module_setup(struct daemon *d) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        int r;
+
+        d->kmod = kmod_new(NULL, NULL);
+        if (!d->kmod)
+                log_warning("libkmod is not available, cannot load or unload the module.");
+        if (!d->config.load) {
+                log_debug("Not loading the module (--no-load).");
+                return 0;
+        }
+        r = module_load(d, d->config.params, &e);
+        if (r < 0)
+                /* Keep running: the Module object shows it unloaded and
+                 * Load() can try again. */
+                log_error("Could not load the sbd module: %s", e.message ?: strerror(-r));
+        return 0;
+}
+
+/* The D-Bus interface */
+
+/* State and Parameters are served as last read on a module uevent (or
+ * a re-synchronisation): that is when they change, and the signal must
+ * carry the value the event announced. */
+static int property_get_state(sd_bus *bus, const char *path, const char *interface, const char *property,
+                              sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        struct daemon *d = userdata;
+
+        return sd_bus_message_append_basic(reply, 's', d->module_state ?: "unloaded");
+}
+
+static int property_get_refcount(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                 sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        char buf[ATTR_VALUE_MAX + 1];
+        uint32_t v = 0;
+
+        if (sysfs_read_at(AT_FDCWD, SYSFS_MODULE_DIR "/refcnt", buf) >= 0)
+                (void) attr_parse_u32(buf, &v);
+        return sd_bus_message_append_basic(reply, 'u', &v);
+}
+
+static int property_get_parameters(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                   sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        struct daemon *d = userdata;
+        char **l = d->module_param_list;
+        int r;
+
+        r = sd_bus_message_open_container(reply, 'a', "{ss}");
+        if (r < 0)
+                return r;
+        for (char **i = l; i && i[0] && i[1]; i += 2) {
+                r = sd_bus_message_append(reply, "{ss}", i[0], i[1]);
+                if (r < 0)
+                        return r;
+        }
+        return sd_bus_message_close_container(reply);
+}
+
+static int property_get_name(sd_bus *bus, const char *path, const char *interface, const char *property,
+                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return sd_bus_message_append_basic(reply, 's', SBD_MODULE_NAME);
+}
+
+static void load_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
+                            void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        char **params = userdata;
+
+        if (allowed <= 0) {
+                (void) sd_bus_reply_method_error(m, error);
+                return;
+        }
+        if (module_load(d, params, &e) < 0) {
+                (void) sd_bus_reply_method_error(m, &e);
+                return;
+        }
+        /* init_module() returned: the driver and the disks exist now. */
+        (void) tree_sync(d);
+        (void) sd_bus_reply_method_return(m, NULL);
+}
+
+static void strv_free_void(void *p) {
+        strv_free(p);
+}
+
+static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct daemon *d = userdata;
+        struct config params = {};
+        const char *key, *value;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{ss}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_read(m, "{ss}", &key, &value)) > 0) {
+                _cleanup_free_ char *a = NULL;
+
+                if (asprintf(&a, "%s=%s", key, value) < 0) {
+                        config_done(&params);
+                        return -ENOMEM;
+                }
+                r = config_set_param(&params, a);
+                if (r < 0) {
+                        config_done(&params);
+                        if (r == -ENOMEM)
+                                return r;
+                        return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
+                                                 "Invalid module parameter '%s'.", a);
+                }
+        }
+        if (r < 0) {
+                config_done(&params);
+                return r;
+        }
+        return authorize_async(d, m, "org.sbd.sbd1.manage-module", load_authorized,
+                               TAKE_PTR(params.params), strv_free_void);
+}
+
+static void unload_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
+                              void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+
+        if (allowed <= 0) {
+                (void) sd_bus_reply_method_error(m, error);
+                return;
+        }
+        if (module_unload(d, &e) < 0) {
+                (void) sd_bus_reply_method_error(m, &e);
+                return;
+        }
+        (void) tree_sync(d);
+        (void) sd_bus_reply_method_return(m, NULL);
+}
+
+static int method_unload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        return authorize_async(userdata, m, "org.sbd.sbd1.manage-module", unload_authorized, NULL, NULL);
+}
+
+const sd_bus_vtable module_vtable[] = {
+        SD_BUS_VTABLE_START(0),
+        SD_BUS_PROPERTY("Name", "s", property_get_name, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("State", "s", property_get_state, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("RefCount", "u", property_get_refcount, 0, 0),
+        SD_BUS_PROPERTY("Parameters", "a{ss}", property_get_parameters, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_METHOD_WITH_ARGS("Load", SD_BUS_ARGS("a{ss}", parameters), SD_BUS_NO_RESULT,
+                                method_load, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD("Unload", NULL, NULL, method_unload, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_VTABLE_END
+};

@@ -1,0 +1,529 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/* The mirrored tree: driver and device objects, their cached attribute
+ * values and POLLPRI watches, and keeping all of it equal to sysfs.
+ *
+ * Cache: every attribute except ATTR_LIVE ones is read when the object
+ * appears and re-read on each uevent of the object (or its block child),
+ * on POLLPRI from sysfs_notify(), after our own writes and on a full
+ * re-synchronisation; a PropertiesChanged goes out for exactly the values
+ * that differ from the cache. */
+
+#include <fcntl.h>
+#include <sys/epoll.h>
+
+#include "daemon.h"
+#include "sysfs.h"
+#include "util.h"
+
+void object_sets_init(struct daemon *d) {
+        for (int k = 0; k < _OBJECT_KIND_MAX; k++) {
+                d->objects[k] = (struct object_set) { .daemon = d, .kind = k };
+                d->tables[k] = (struct attr_table) { .kind = k };
+        }
+}
+
+static void attr_value_close(struct attr_value *v) {
+        v->watch = sd_event_source_disable_unref(v->watch);
+        if (v->fd >= 0)
+                close(v->fd);
+        v->fd = -1;
+        free(v->text);
+        v->text = NULL;
+}
+
+static void object_free(struct sbd_object *o) {
+        if (!o)
+                return;
+        for (size_t i = 0; i < o->n_values; i++)
+                attr_value_close(&o->values[i]);
+        free(o->values);
+        if (o->dirfd >= 0)
+                close(o->dirfd);
+        free(o->name);
+        free(o->path);
+        free(o->syspath);
+        free(o->driver_path);
+        free(o->block_device);
+        free(o);
+}
+
+void object_sets_done(struct daemon *d) {
+        for (int k = 0; k < _OBJECT_KIND_MAX; k++) {
+                struct object_set *set = &d->objects[k];
+                for (size_t i = 0; i < set->n; i++)
+                        object_free(set->sorted[i]);
+                free(set->sorted);
+                hashmap_clear(&set->by_path);
+                set->sorted = NULL;
+                set->n = set->allocated = 0;
+        }
+}
+
+static size_t set_position(const struct object_set *set, const char *name, bool *found) {
+        size_t lo = 0, hi = set->n;
+
+        /* Natural order: sbd2 before sbd10. */
+        while (lo < hi) {
+                size_t mid = (lo + hi) / 2;
+                int c = strverscmp(set->sorted[mid]->name, name);
+                if (c == 0) {
+                        *found = true;
+                        return mid;
+                }
+                if (c < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        *found = false;
+        return lo;
+}
+
+struct sbd_object *object_find(struct daemon *d, enum object_kind kind, const char *name) {
+        struct object_set *set = &d->objects[kind];
+        bool found;
+        size_t i = set_position(set, name, &found);
+
+        return found ? set->sorted[i] : NULL;
+}
+
+struct sbd_object *object_find_by_path(struct daemon *d, const char *path) {
+        for (int k = 0; k < _OBJECT_KIND_MAX; k++) {
+                struct sbd_object *o = hashmap_get(&d->objects[k].by_path, path);
+                if (o)
+                        return o;
+        }
+        return NULL;
+}
+
+static int set_insert(struct object_set *set, struct sbd_object *o) {
+        bool found;
+        size_t i = set_position(set, o->name, &found);
+        int r;
+
+        if (found)
+                return -EEXIST;
+        if (set->n == set->allocated) {
+                size_t n = set->allocated ? set->allocated * 2 : 16;
+                struct sbd_object **s = realloc(set->sorted, n * sizeof(*s));
+                if (!s)
+                        return -ENOMEM;
+                set->sorted = s;
+                set->allocated = n;
+        }
+        r = hashmap_put(&set->by_path, o->path, o);
+        if (r < 0)
+                return r;
+        memmove(set->sorted + i + 1, set->sorted + i, (set->n - i) * sizeof(*set->sorted));
+        set->sorted[i] = o;
+        set->n++;
+        return 0;
+}
+
+static void set_remove(struct object_set *set, struct sbd_object *o) {
+        bool found;
+        size_t i = set_position(set, o->name, &found);
+
+        if (!found || set->sorted[i] != o)
+                return;
+        hashmap_remove(&set->by_path, o->path);
+        memmove(set->sorted + i, set->sorted + i + 1, (set->n - i - 1) * sizeof(*set->sorted));
+        set->n--;
+}
+
+/* Store a freshly read value; returns true when it differs. */
+static bool attr_value_update(struct attr_value *v, const char *text, int error) {
+        if (text) {
+                if (v->text && streq(v->text, text))
+                        return false;
+                char *s = strdup(text);
+                if (!s) {
+                        log_oom();
+                        return false;
+                }
+                free(v->text);
+                v->text = s;
+                v->error = 0;
+                return true;
+        }
+        v->error = error;
+        if (!v->text)
+                return false;
+        v->text = (free(v->text), NULL);
+        return true;
+}
+
+static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) {
+        const struct attr_def *def = &o->daemon->tables[o->kind].defs[v->index];
+        char buf[ATTR_VALUE_MAX + 1];
+        ssize_t n;
+
+        if (!v->present || (def->flags & ATTR_LIVE)) {
+                *changed = false;
+                return 0;
+        }
+        n = v->fd >= 0 ? sysfs_pread(v->fd, buf) : sysfs_read_at(o->dirfd, def->file, buf);
+        if (n < 0)
+                log_debug_errno((int) n, "Cannot read %s/%s: %m", o->syspath, def->file);
+        *changed = attr_value_update(v, n >= 0 ? buf : NULL, n >= 0 ? 0 : (int) n);
+        return 0;
+}
+
+static void emit_changed(struct sbd_object *o, char **names) {
+        int r;
+
+        if (!o->daemon->ready || !names[0])
+                return;
+        r = sd_bus_emit_properties_changed_strv(o->daemon->bus, o->path, object_kind_interface(o->kind), names);
+        if (r < 0)
+                log_warning_errno(r, "Failed to emit PropertiesChanged on %s: %m", o->path);
+}
+
+int object_refresh_attr(struct sbd_object *o, size_t index) {
+        char *names[2] = { NULL, NULL };
+        bool changed;
+
+        if (index >= o->n_values)
+                return 0;
+        attr_read(o, &o->values[index], &changed);
+        if (changed)
+                names[0] = o->daemon->tables[o->kind].defs[index].property;
+        emit_changed(o, names);
+        return changed;
+}
+
+static int watch_handler(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct attr_value *v = userdata;
+
+        /* sysfs_notify(): re-reading from offset 0 through this fd also
+         * re-arms the notification. */
+        object_refresh_attr(v->object, v->index);
+        return 0;
+}
+
+static void attr_watch(struct sbd_object *o, struct attr_value *v) {
+        const struct attr_def *def = &o->daemon->tables[o->kind].defs[v->index];
+        int r;
+
+        if (!(def->flags & ATTR_WATCH) || v->fd >= 0)
+                return;
+        v->fd = openat(o->dirfd, def->file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (v->fd < 0) {
+                log_debug_errno(-errno, "Cannot open %s/%s: %m", o->syspath, def->file);
+                return;
+        }
+        /* Only EPOLLPRI: a kernfs file is always readable, so EPOLLIN
+         * would wake us continuously. */
+        r = sd_event_add_io(o->daemon->event, &v->watch, v->fd, EPOLLPRI, watch_handler, v);
+        if (r < 0) {
+                /* Plain files (a umockdev test bed) cannot be polled:
+                 * uevents still keep the value current. Do not hold an
+                 * fd that watches nothing. */
+                log_debug_errno(r, "Cannot watch %s/%s, relying on uevents: %m", o->syspath, def->file);
+                close(v->fd);
+                v->fd = -1;
+        }
+}
+
+/* The device's Driver and BlockDevice. Returns which changed in names. */
+static void device_read_links(struct sbd_object *o, char **names, size_t *n) {
+        _cleanup_free_ char *driver = NULL, *block = NULL, *driver_path = NULL, *block_device = NULL;
+
+        if (o->kind != OBJECT_DEVICE)
+                return;
+        if (sysfs_link_basename(o->dirfd, "driver", &driver) >= 0) {
+                if (sd_bus_path_encode(SBD_DRIVERS_PATH, driver, &driver_path) < 0)
+                        return (void) log_oom();
+        }
+        if (sysfs_first_entry(o->dirfd, "block", &block) >= 0) {
+                if (asprintf(&block_device, "/dev/%s", block) < 0)
+                        return (void) log_oom();
+        }
+        if (free_and_strdup(&o->driver_path, driver_path ?: "/") > 0)
+                names[(*n)++] = "Driver";
+        if (free_and_strdup(&o->block_device, block_device ?: "") > 0)
+                names[(*n)++] = "BlockDevice";
+}
+
+int object_refresh(struct sbd_object *o) {
+        _cleanup_free_ char **names = calloc(o->n_values + 3, sizeof(char *));
+        _cleanup_free_ char *old_driver = NULL;
+        size_t n = 0;
+
+        if (!names)
+                return log_oom();
+        for (size_t i = 0; i < o->n_values; i++) {
+                bool changed;
+                attr_read(o, &o->values[i], &changed);
+                if (changed)
+                        names[n++] = o->daemon->tables[o->kind].defs[i].property;
+        }
+        old_driver = o->driver_path ? strdup(o->driver_path) : NULL;
+        device_read_links(o, names, &n);
+        emit_changed(o, names);
+        if (o->kind == OBJECT_DEVICE && o->daemon->ready && !streq_ptr(old_driver, o->driver_path))
+                device_emit_driver_devices(o->daemon);
+        return (int) n;
+}
+
+struct discover {
+        struct daemon *daemon;
+        enum object_kind kind;
+        size_t *indexes;
+        size_t n, allocated;
+};
+
+static int discover_cb(const char *file, unsigned mode, void *userdata) {
+        struct discover *disc = userdata;
+        size_t index;
+        int r;
+
+        if (!attr_mode_is_property(mode))
+                return 0; /* write-only: reached through methods */
+        r = attr_table_add(disc->daemon, disc->kind, file, mode, &index);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        if (disc->n == disc->allocated) {
+                size_t n = disc->allocated ? disc->allocated * 2 : 32;
+                size_t *p = realloc(disc->indexes, n * sizeof(size_t));
+                if (!p)
+                        return -ENOMEM;
+                disc->indexes = p;
+                disc->allocated = n;
+        }
+        disc->indexes[disc->n++] = index;
+        return 0;
+}
+
+static int object_new(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret) {
+        struct sbd_object *o;
+        struct discover disc = { .daemon = d, .kind = kind };
+        const struct attr_table *t = &d->tables[kind];
+        int r;
+
+        o = calloc(1, sizeof(*o));
+        if (!o)
+                return -ENOMEM;
+        o->daemon = d;
+        o->kind = kind;
+        o->dirfd = -1;
+        o->syspath = strdup(syspath);
+        o->name = strdup(path_basename(syspath));
+        if (!o->syspath || !o->name) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        r = sd_bus_path_encode(object_kind_prefix(kind), o->name, &o->path);
+        if (r < 0)
+                goto fail;
+        r = sysfs_open_dir(syspath, &o->st_dev, &o->st_ino);
+        if (r < 0)
+                goto fail;
+        o->dirfd = r;
+
+        r = sysfs_list_attributes(o->dirfd, discover_cb, &disc);
+        if (r < 0)
+                goto fail;
+        o->n_values = t->n_defs;
+        o->values = calloc(o->n_values ?: 1, sizeof(struct attr_value));
+        if (!o->values) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        for (size_t i = 0; i < o->n_values; i++)
+                o->values[i] = (struct attr_value) { .object = o, .index = i, .fd = -1 };
+        for (size_t i = 0; i < disc.n; i++)
+                o->values[disc.indexes[i]].present = true;
+        for (size_t i = 0; i < o->n_values; i++) {
+                bool changed;
+                if (!o->values[i].present)
+                        continue;
+                attr_watch(o, &o->values[i]);
+                attr_read(o, &o->values[i], &changed);
+        }
+        {
+                char *names[3];
+                size_t n = 0;
+                device_read_links(o, names, &n);
+        }
+        free(disc.indexes);
+        *ret = o;
+        return 0;
+fail:
+        free(disc.indexes);
+        object_free(o);
+        return r;
+}
+
+void device_emit_driver_devices(struct daemon *d) {
+        struct object_set *drivers = &d->objects[OBJECT_DRIVER];
+
+        if (!d->ready)
+                return;
+        for (size_t i = 0; i < drivers->n; i++)
+                (void) sd_bus_emit_properties_changed(d->bus, drivers->sorted[i]->path, SBD_DRIVER_IFACE,
+                                                      "Devices", NULL);
+}
+
+static int lists_changed_handler(sd_event_source *s, void *userdata) {
+        struct daemon *d = userdata;
+
+        for (int k = 0; k < _OBJECT_KIND_MAX; k++) {
+                if (!d->lists_dirty[k])
+                        continue;
+                d->lists_dirty[k] = false;
+                (void) sd_bus_emit_properties_changed(d->bus, SBD_ROOT_PATH, SBD_MANAGER_IFACE,
+                                                      k == OBJECT_DRIVER ? "Drivers" : "Devices", NULL);
+                if (k == OBJECT_DEVICE) {
+                        device_emit_driver_devices(d);
+                        /* ndevices changed with the set of devices. */
+                        for (size_t i = 0; i < d->objects[OBJECT_DRIVER].n; i++)
+                                object_refresh(d->objects[OBJECT_DRIVER].sorted[i]);
+                }
+        }
+        return 0;
+}
+
+void tree_emit_lists_changed(struct daemon *d, enum object_kind kind) {
+        int r;
+
+        if (!d->ready)
+                return;
+        d->lists_dirty[kind] = true;
+        if (!d->lists_event) {
+                r = sd_event_add_defer(d->event, &d->lists_event, lists_changed_handler, d);
+                if (r < 0) {
+                        log_warning_errno(r, "Cannot schedule list signals: %m");
+                        return;
+                }
+        }
+        (void) sd_event_source_set_enabled(d->lists_event, SD_EVENT_ONESHOT);
+}
+
+int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret) {
+        struct sbd_object *o = object_find(d, kind, path_basename(syspath));
+        int r;
+
+        if (o) {
+                if (sysfs_same_dir(o->syspath, o->st_dev, o->st_ino)) {
+                        object_refresh(o);
+                        if (ret)
+                                *ret = o;
+                        return 0;
+                }
+                /* Same name, different kobject: the old one is gone. */
+                tree_remove(d, o);
+        }
+
+        r = object_new(d, kind, syspath, &o);
+        if (r < 0)
+                return log_full_errno(r == -ENOENT ? LOG_DEBUG : LOG_WARNING, r,
+                                      "Cannot mirror %s: %m", syspath);
+        r = set_insert(&d->objects[kind], o);
+        if (r < 0) {
+                object_free(o);
+                return log_error_errno(r, "Cannot add %s: %m", syspath);
+        }
+        log_debug("Added %s", o->path);
+        if (d->ready) {
+                r = sd_bus_emit_object_added(d->bus, o->path);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", o->path);
+                tree_emit_lists_changed(d, kind);
+        }
+        waiters_object_added(d, o);
+        if (ret)
+                *ret = o;
+        return 1;
+}
+
+void tree_remove(struct daemon *d, struct sbd_object *o) {
+        enum object_kind kind = o->kind;
+        _cleanup_free_ char *name = strdup(o->name);
+        int r;
+
+        log_debug("Removing %s", o->path);
+        if (d->ready) {
+                /* sd-bus collects the interfaces through the find
+                 * callbacks: emit while the object is still there. */
+                r = sd_bus_emit_object_removed(d->bus, o->path);
+                if (r < 0)
+                        log_warning_errno(r, "Failed to emit InterfacesRemoved for %s: %m", o->path);
+        }
+        set_remove(&d->objects[kind], o);
+        object_free(o);
+        tree_emit_lists_changed(d, kind);
+        if (name && kind == OBJECT_DEVICE)
+                waiters_object_removed(d, name);
+}
+
+static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, bool full) {
+        struct object_set *set = &d->objects[kind];
+        _cleanup_closedir_ DIR *dh = opendir(dir);
+        _cleanup_free_ bool *seen = NULL;
+        size_t n_before;
+
+        /* Remove objects whose directory is gone or was replaced. */
+        for (size_t i = set->n; full && i > 0; i--) {
+                struct sbd_object *o = set->sorted[i - 1];
+                if (!sysfs_same_dir(o->syspath, o->st_dev, o->st_ino))
+                        tree_remove(d, o);
+        }
+        n_before = set->n;
+        seen = calloc(n_before + 1, sizeof(bool));
+        if (!seen)
+                return -ENOMEM;
+        for (size_t i = 0; full && i < n_before; i++)
+                object_refresh(set->sorted[i]);
+
+        if (!dh)
+                return errno == ENOENT ? 0 : -errno;
+        for (struct dirent *de; (de = readdir(dh));) {
+                char link[PATH_MAX], linkpath[PATH_MAX];
+                _cleanup_free_ char *syspath = NULL;
+                ssize_t n;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                if (object_find(d, kind, de->d_name))
+                        continue;
+                snprintf(linkpath, sizeof(linkpath), "%s/%s", dir, de->d_name);
+                n = readlink(linkpath, link, sizeof(link) - 1);
+                if (n < 0) {
+                        /* Drivers are directories, devices are links. */
+                        syspath = strdup(linkpath);
+                } else {
+                        link[n] = '\0';
+                        if (path_resolve_link(dir, link, &syspath) < 0)
+                                return -ENOMEM;
+                }
+                if (!syspath)
+                        return -ENOMEM;
+                (void) tree_add(d, kind, syspath, NULL);
+        }
+        return 0;
+}
+
+int tree_sync(struct daemon *d) {
+        return tree_sync_full(d, false);
+}
+
+int tree_sync_full(struct daemon *d, bool module_removed) {
+        int r;
+
+        r = sync_kind(d, OBJECT_DRIVER, SYSFS_DRIVERS_DIR, true);
+        if (r < 0)
+                return r;
+        r = sync_kind(d, OBJECT_DEVICE, SYSFS_DEVICES_DIR, true);
+        if (r < 0)
+                return r;
+        module_emit_changes(d, module_removed);
+        return 0;
+}
+
+int tree_scan_new_devices(struct daemon *d) {
+        return sync_kind(d, OBJECT_DEVICE, SYSFS_DEVICES_DIR, false);
+}

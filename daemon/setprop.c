@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/* Properties.Set of attribute properties. An sd-bus property setter must
+ * answer before it returns (v252 sends the reply right after it), but the
+ * contract wants polkit asked asynchronously. So a bus filter, which runs
+ * before object dispatch, takes every Set of a writable attribute
+ * property and runs the contract's order itself: type check, length
+ * check, authorize, one write(2), read back, PropertiesChanged, reply.
+ * Everything else (read-only and fixed properties, unknown objects,
+ * interfaces or properties) falls through to sd-bus, which answers
+ * PropertyReadOnly, UnknownObject, UnknownInterface or UnknownProperty. */
+
+#include <inttypes.h>
+
+#include "daemon.h"
+#include "errors.h"
+#include "sysfs.h"
+#include "util.h"
+
+struct set_request {
+        char *path;
+        size_t index;
+        char *value;
+        size_t len;
+};
+
+static void set_request_free(void *p) {
+        struct set_request *s = p;
+
+        if (!s)
+                return;
+        free(s->path);
+        free(s->value);
+        free(s);
+}
+
+static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
+                           const sd_bus_error *error, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+        struct set_request *s = userdata;
+        const struct attr_def *def;
+        struct sbd_object *o;
+        char what[512];
+        int r;
+
+        if (allowed <= 0) {
+                (void) sd_bus_reply_method_error(m, error);
+                return;
+        }
+        /* Anything may have happened while polkit thought about it. */
+        o = object_find_by_path(d, s->path);
+        if (!o || s->index >= o->n_values || !o->values[s->index].present) {
+                (void) sd_bus_reply_method_errorf(m, SBD_ERROR_DEVICE_GONE, "%s no longer exists.", s->path);
+                return;
+        }
+        def = &d->tables[o->kind].defs[s->index];
+        r = sysfs_write_at(o->dirfd, def->file, s->value, s->len);
+        if (r < 0) {
+                log_debug_errno(r, "Writing '%s' to %s/%s failed: %m", s->value, o->syspath, def->file);
+                if (r == -ENOENT)
+                        (void) sd_bus_error_setf(&e, SBD_ERROR_DEVICE_GONE, "%s no longer exists.", o->syspath);
+                else {
+                        snprintf(what, sizeof(what), "The kernel refused '%.64s%s' for %s/%s", s->value,
+                                 s->len > 64 ? "..." : "", o->syspath, def->file);
+                        sbd_error_set_errno(&e, r, what);
+                }
+                (void) sd_bus_reply_method_error(m, &e);
+                return;
+        }
+        log_debug("Wrote '%s' to %s/%s", s->value, o->syspath, def->file);
+        object_refresh_attr(o, s->index);
+        (void) sd_bus_reply_method_return(m, NULL);
+}
+
+/* The value as the kernel parses it: booleans as 1/0, numbers in decimal. */
+static int read_value(sd_bus_message *m, char type, char **ret) {
+        int r;
+
+        switch (type) {
+        case 's': {
+                const char *s;
+                r = sd_bus_message_read_basic(m, 's', &s);
+                if (r < 0)
+                        return r;
+                *ret = strdup(s);
+                break;
+        }
+        case 'b': {
+                int b;
+                r = sd_bus_message_read_basic(m, 'b', &b);
+                if (r < 0)
+                        return r;
+                *ret = strdup(b ? "1" : "0");
+                break;
+        }
+        case 't': {
+                uint64_t t;
+                r = sd_bus_message_read_basic(m, 't', &t);
+                if (r < 0)
+                        return r;
+                r = asprintf(ret, "%" PRIu64, t);
+                if (r < 0)
+                        *ret = NULL;
+                break;
+        }
+        case 'u': {
+                uint32_t u;
+                r = sd_bus_message_read_basic(m, 'u', &u);
+                if (r < 0)
+                        return r;
+                r = asprintf(ret, "%" PRIu32, u);
+                if (r < 0)
+                        *ret = NULL;
+                break;
+        }
+        default:
+                return -EINVAL;
+        }
+        return *ret ? 0 : -ENOMEM;
+}
+
+int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        struct daemon *d = userdata;
+        struct set_request *s;
+        const struct attr_def *def;
+        const char *iface, *property, *contents = NULL;
+        _cleanup_free_ char *value = NULL;
+        struct sbd_object *o;
+        char type = 0, expected[2];
+        int idx, r;
+
+        if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Set"))
+                return 0;
+        o = object_find_by_path(d, sd_bus_message_get_path(m));
+        if (!o)
+                return 0;
+        if (sd_bus_message_read(m, "ss", &iface, &property) < 0)
+                return 0;
+        if (!streq(iface, object_kind_interface(o->kind)))
+                return 0;
+        idx = attr_def_lookup(&d->tables[o->kind], property);
+        if (idx < 0)
+                return 0;
+        def = &d->tables[o->kind].defs[idx];
+        if (!(def->flags & ATTR_WRITABLE))
+                return 0;
+        if (!o->values[idx].present)
+                return sd_bus_error_setf(ret_error, SD_BUS_ERROR_UNKNOWN_PROPERTY,
+                                         "%s has no attribute %s.", o->syspath, def->file);
+
+        expected[0] = def->type;
+        expected[1] = '\0';
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r <= 0 || type != 'v' || !streq_ptr(contents, expected))
+                return sd_bus_error_setf(ret_error, SBD_ERROR_INVALID_VALUE,
+                                         "Property %s takes a value of type '%s', not '%s'.",
+                                         property, expected, strempty(contents));
+        r = sd_bus_message_enter_container(m, 'v', expected);
+        if (r < 0)
+                return r;
+        r = read_value(m, def->type, &value);
+        if (r < 0)
+                return r;
+        if (strlen(value) >= ATTR_VALUE_MAX)
+                return sd_bus_error_setf(ret_error, SBD_ERROR_INVALID_VALUE,
+                                         "A value of %zu bytes is too long for %s: sysfs takes less than %u bytes.",
+                                         strlen(value), property, ATTR_VALUE_MAX);
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->path = strdup(o->path);
+        s->index = (size_t) idx;
+        s->len = strlen(value);
+        s->value = TAKE_PTR(value);
+        if (!s->path) {
+                set_request_free(s);
+                return -ENOMEM;
+        }
+        r = authorize_async(d, m, "org.sbd.sbd1.set-attribute", set_authorized, s, set_request_free);
+        if (r < 0)
+                return r;
+        return 1;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Raw access to sysfs attribute files. Every function takes a directory
+ * fd of the object so that all access stays inside that one kobject: a
+ * device deleted and re-created under the same name gets a new directory,
+ * and the old fd then fails with ENOENT instead of touching the new one. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "attr.h"
+
+/* Read a whole attribute (at most one page) into buf (ATTR_VALUE_MAX + 1
+ * bytes), newline stripped. Returns the length or a negative errno. */
+ssize_t sysfs_read_at(int dirfd, const char *file, char *buf);
+/* Same through an already open fd, from offset 0 (this also re-arms a
+ * kernfs POLLPRI watch on that fd). */
+ssize_t sysfs_pread(int fd, char *buf);
+
+/* One write(2) of the whole value. Values of a page or more are refused
+ * with -EINVAL before anything is written: kernfs would silently cut
+ * them. A short write is reported as -EIO. */
+int sysfs_write_at(int dirfd, const char *file, const char *value, size_t len);
+
+/* Call cb for every regular file of the object: directly in the
+ * directory and one level down in attribute groups (subdirectories
+ * without their own "uevent", which would make them child kobjects such
+ * as block/sbd0). file is relative, e.g. "power/control". */
+typedef int (*sysfs_attr_cb)(const char *file, unsigned mode, void *userdata);
+int sysfs_list_attributes(int dirfd, sysfs_attr_cb cb, void *userdata);
+
+/* Open an object's directory. */
+int sysfs_open_dir(const char *path, dev_t *ret_dev, ino_t *ret_ino);
+/* Whether the directory at path is still the one we opened. */
+bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino);
+
+/* The basename of the target of symlink "name" in dirfd (e.g. "driver"
+ * -> "sbd"); -ENOENT when there is no such link. */
+int sysfs_link_basename(int dirfd, const char *name, char **ret);
+/* The first entry of subdirectory "sub" of dirfd (e.g. "block" ->
+ * "sbd0"); -ENOENT when there is none. */
+int sysfs_first_entry(int dirfd, const char *sub, char **ret);

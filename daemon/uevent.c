@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+
+/* Uevents: the monitor is created before the first enumeration so that
+ * nothing happening in between is lost. Events come from udevd (the
+ * "udev" netlink group) where it runs, or straight from the kernel
+ * ("kernel" group) in minimal systems such as the test VM. A receive
+ * buffer overrun (ENOBUFS) means events were lost: the whole tree is
+ * then re-synchronised with sysfs. */
+
+#include <libudev.h>
+#include <sys/epoll.h>
+
+#include "daemon.h"
+#include "util.h"
+
+static void handle_device(struct daemon *d, const char *action, const char *sysname, const char *syspath) {
+        struct sbd_object *o = object_find(d, OBJECT_DEVICE, sysname);
+
+        if (streq(action, "remove")) {
+                if (o && streq(o->syspath, syspath))
+                        tree_remove(d, o);
+                return;
+        }
+        /* add, change, bind, unbind, online, offline, move: (re)read. */
+        (void) tree_add(d, OBJECT_DEVICE, syspath, NULL);
+}
+
+static void handle_block(struct daemon *d, const char *syspath) {
+        const char *p = strstr(syspath, "/block/");
+        _cleanup_free_ char *parent = NULL;
+        struct sbd_object *o;
+
+        if (!p)
+                return;
+        parent = strndup(syspath, (size_t) (p - syspath));
+        if (!parent)
+                return (void) log_oom();
+        o = object_find(d, OBJECT_DEVICE, path_basename(parent));
+        /* DISK_RO, RESIZE, and the disk coming and going: the parent's
+         * size, read_only and BlockDevice may have changed. */
+        if (o && streq(o->syspath, parent))
+                object_refresh(o);
+}
+
+static void handle_driver(struct daemon *d, const char *action, const char *sysname, const char *syspath) {
+        struct sbd_object *o = object_find(d, OBJECT_DRIVER, sysname);
+
+        if (!startswith(syspath, SYSFS_DRIVERS_DIR "/"))
+                return;
+        if (streq(action, "remove")) {
+                if (o)
+                        tree_remove(d, o);
+                return;
+        }
+        (void) tree_add(d, OBJECT_DRIVER, syspath, NULL);
+}
+
+static void handle_event(struct daemon *d, struct udev_device *dev) {
+        const char *action = udev_device_get_action(dev);
+        const char *subsystem = udev_device_get_subsystem(dev);
+        const char *sysname = udev_device_get_sysname(dev);
+        const char *syspath = udev_device_get_syspath(dev);
+
+        if (!action || !subsystem || !sysname || !syspath)
+                return;
+        log_debug("uevent %s %s %s", action, subsystem, syspath);
+
+        if (streq(subsystem, "sbd"))
+                handle_device(d, action, sysname, syspath);
+        else if (streq(subsystem, "block")) {
+                if (strstr(syspath, "/sbd/"))
+                        handle_block(d, syspath);
+        } else if (streq(subsystem, "drivers"))
+                handle_driver(d, action, sysname, syspath);
+        else if ((streq(subsystem, "module") || streq(subsystem, "bus")) && streq(sysname, SBD_MODULE_NAME))
+                /* The module (and with it the bus) came or went: the
+                 * children have their own events, but make sure. */
+                (void) tree_sync_full(d, streq(subsystem, "module") && streq(action, "remove"));
+}
+
+static int monitor_handler(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        struct daemon *d = userdata;
+
+        for (;;) {
+                struct udev_device *dev;
+
+                errno = 0;
+                dev = udev_monitor_receive_device(d->monitor);
+                if (!dev) {
+                        if (errno == ENOBUFS) {
+                                log_warning("Uevents were lost (receive buffer overrun), re-reading sysfs.");
+                                d->need_resync = true;
+                                continue;
+                        }
+                        break; /* EAGAIN: drained; other errors: a bad message, skipped */
+                }
+                handle_event(d, dev);
+                udev_device_unref(dev);
+        }
+        if (d->need_resync) {
+                d->need_resync = false;
+                (void) tree_sync(d);
+        }
+        return 0;
+}
+
+static bool udevd_running(void) {
+        /* What libudev itself checks: udevd's control socket. */
+        return access("/run/udev/control", F_OK) >= 0;
+}
+
+int uevent_setup(struct daemon *d) {
+        static const char *const subsystems[] = { "sbd", "block", "module", "bus", "drivers" };
+        enum uevent_source source = d->config.uevent_source;
+        const char *group;
+        int r;
+
+        if (source == UEVENT_SOURCE_AUTO)
+                source = udevd_running() ? UEVENT_SOURCE_UDEV : UEVENT_SOURCE_KERNEL;
+        group = source == UEVENT_SOURCE_UDEV ? "udev" : "kernel";
+
+        d->udev = udev_new();
+        if (!d->udev)
+                return log_error_errno(-errno ?: -ENOMEM, "Cannot create the udev context: %m");
+        d->monitor = udev_monitor_new_from_netlink(d->udev, group);
+        if (!d->monitor)
+                return log_error_errno(-errno ?: -ENOMEM, "Cannot create the %s uevent monitor: %m", group);
+        for (size_t i = 0; i < ELEMENTSOF(subsystems); i++) {
+                r = udev_monitor_filter_add_match_subsystem_devtype(d->monitor, subsystems[i], NULL);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot filter uevents: %m");
+        }
+        /* Large enough for a burst of thousands of adds and removes;
+         * needs CAP_NET_ADMIN, which sbdd has as root. */
+        r = udev_monitor_set_receive_buffer_size(d->monitor, 128 * 1024 * 1024);
+        if (r < 0)
+                log_debug_errno(r, "Cannot enlarge the uevent receive buffer: %m");
+        r = udev_monitor_enable_receiving(d->monitor);
+        if (r < 0)
+                return log_error_errno(r, "Cannot listen to %s uevents: %m", group);
+        r = sd_event_add_io(d->event, &d->monitor_source, udev_monitor_get_fd(d->monitor), EPOLLIN,
+                            monitor_handler, d);
+        if (r < 0)
+                return log_error_errno(r, "Cannot watch the uevent monitor: %m");
+        log_info("Listening to %s uevents.", group);
+        return 0;
+}
+
+void uevent_done(struct daemon *d) {
+        d->monitor_source = sd_event_source_disable_unref(d->monitor_source);
+        d->monitor = udev_monitor_unref(d->monitor);
+        d->udev = udev_unref(d->udev);
+}

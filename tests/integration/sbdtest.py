@@ -1,0 +1,381 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Shared harness of the sbdd integration tests.
+
+Each test case gets a fresh umockdev test bed shaped like the sbd module's
+sysfs (contract.md section 2) and its own sbdd, started with --no-load
+--uevent-source=udev under umockdev's preload, on the private system bus
+that dbus-test-runner started with tests/integration/system-bus.conf.
+The test plays the kernel: it reads what sbdd wrote to an attribute,
+sets the result and sends the uevent.
+"""
+
+import os
+import sys
+
+# umockdev's uevent sender looks the device up in /sys through the
+# preload library, so the test itself must run under it too.
+if 'libumockdev-preload' not in os.environ.get('LD_PRELOAD', ''):
+    os.execvp('umockdev-wrapper', ['umockdev-wrapper', sys.executable] + sys.argv)
+
+import json
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+import gi
+gi.require_version('UMockdev', '1.0')
+from gi.repository import GLib, Gio, UMockdev  # noqa: E402
+
+import dbus  # noqa: E402  (for dbusmock's proxies)
+import dbusmock  # noqa: E402
+
+BUS_NAME = 'org.sbd.Sbd1'
+ROOT = '/org/sbd/Sbd1'
+MODULE = ROOT + '/module'
+DRIVER = ROOT + '/drivers/sbd'
+MANAGER_IFACE = 'org.sbd.Sbd1.Manager'
+MODULE_IFACE = 'org.sbd.Sbd1.Module'
+DRIVER_IFACE = 'org.sbd.Sbd1.Driver'
+DEVICE_IFACE = 'org.sbd.Sbd1.Device'
+PROPS_IFACE = 'org.freedesktop.DBus.Properties'
+OM_IFACE = 'org.freedesktop.DBus.ObjectManager'
+ERR = 'org.sbd.Sbd1.Error.'
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+NOBODY = 65534
+
+
+def device_path(n):
+    return '%s/devices/sbd%d' % (ROOT, n)
+
+
+def require_environment():
+    """Fail (never skip) when something the tests need is missing."""
+    missing = []
+    if not os.environ.get('SBDD') or not os.access(os.environ['SBDD'], os.X_OK):
+        missing.append('$SBDD must name the sbdd binary (meson sets it)')
+    if not os.environ.get('DBUS_SYSTEM_BUS_ADDRESS'):
+        missing.append('no private system bus: run under dbus-test-runner --bus-type=system')
+    for tool in ('setpriv', 'umockdev-wrapper'):
+        if not shutil.which(tool):
+            missing.append('%s is not installed' % tool)
+    if os.geteuid() != 0:
+        missing.append('the tests run as root (they drop to uid %d for unprivileged callers)' % NOBODY)
+    if missing:
+        raise RuntimeError('cannot run the integration tests: ' + '; '.join(missing))
+
+
+class Testbed:
+    """The sbd module's sysfs in a umockdev test bed."""
+
+    PAGE = 4096
+
+    def __init__(self):
+        self.tb = UMockdev.Testbed.new()
+        self.root = self.tb.get_root_dir()
+
+    def real(self, syspath):
+        return self.root + syspath
+
+    def write(self, syspath, value, mode=None):
+        p = self.real(syspath)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, 'w') as f:
+            f.write(value)
+        if mode is not None:
+            os.chmod(p, mode)
+
+    def read(self, syspath):
+        with open(self.real(syspath)) as f:
+            return f.read()
+
+    def link(self, syspath, target):
+        p = self.real(syspath)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        os.symlink(target, p)
+
+    def uevent(self, syspath, action):
+        self.tb.uevent(syspath, action)
+
+    # the module, bus and driver (what insmod sbd creates besides disks)
+    def add_module(self, ndevices=0, version='1.0'):
+        self.write('/sys/module/sbd/initstate', 'live\n', 0o444)
+        self.write('/sys/module/sbd/refcnt', '0\n', 0o444)
+        self.write('/sys/module/sbd/parameters/ndevices', '%d\n' % ndevices, 0o444)
+        self.write('/sys/module/sbd/parameters/size', '16M\n', 0o444)
+        self.write('/sys/module/sbd/parameters/max_size', '1G\n', 0o444)
+        self.write('/sys/module/sbd/uevent', '', 0o200)
+        self.write('/sys/bus/sbd/uevent', '', 0o200)
+        self.write('/sys/bus/sbd/drivers_autoprobe', '1\n', 0o644)
+        self.write('/sys/bus/sbd/drivers_probe', '', 0o200)
+        os.makedirs(self.real('/sys/bus/sbd/devices'), exist_ok=True)
+        d = '/sys/bus/sbd/drivers/sbd'
+        self.write(d + '/version', version + '\n', 0o444)
+        self.write(d + '/ndevices', '%d\n' % ndevices, 0o444)
+        for wo in ('new_device', 'delete_device', 'uevent', 'bind', 'unbind'):
+            self.write(d + '/' + wo, '', 0o200)
+        self.link(d + '/module', '../../../../module/sbd')
+        self.write('/sys/devices/system/sbd/uevent', '', 0o644)
+
+    def set_ndevices(self, n):
+        self.write('/sys/bus/sbd/drivers/sbd/ndevices', '%d\n' % n, 0o444)
+
+    def device_syspath(self, n):
+        return '/sys/devices/system/sbd/sbd%d' % n
+
+    def add_device(self, n, size=16 * 1024 * 1024, read_only=0, label=None, online=1, event=True):
+        s = self.device_syspath(n)
+        name = 'sbd%d' % n
+        self.write(s + '/uevent', 'DRIVER=sbd\n', 0o644)
+        self.write(s + '/name', 'Simple block device\n', 0o444)
+        self.write(s + '/device', 'fd00\n', 0o444)
+        self.write(s + '/size', '%d\n' % size, 0o644)
+        self.write(s + '/read_only', '%d\n' % read_only, 0o644)
+        self.write(s + '/label', '%s\n' % (label if label is not None else name), 0o644)
+        self.write(s + '/online', '%d\n' % online, 0o644)
+        self.write(s + '/power/control', 'auto\n', 0o644)
+        self.write(s + '/power/runtime_status', 'suspended\n', 0o444)
+        self.write(s + '/power/runtime_active_time', '0\n', 0o444)
+        self.write(s + '/power/runtime_suspended_time', '1234\n', 0o444)
+        self.write(s + '/power/autosuspend_delay_ms', '', 0o644)
+        self.link(s + '/subsystem', '../../../../bus/sbd')
+        self.link(s + '/driver', '../../../../bus/sbd/drivers/sbd')
+        b = s + '/block/' + name
+        self.write(b + '/uevent', 'MAJOR=253\nMINOR=%d\nDEVNAME=%s\nDEVTYPE=disk\n' % (n * 16, name), 0o644)
+        self.write(b + '/dev', '253:%d\n' % (n * 16), 0o444)
+        self.write(b + '/size', '%d\n' % (size // 512), 0o444)
+        self.write(b + '/ro', '%d\n' % read_only, 0o444)
+        self.link(b + '/subsystem', '../../../../../../class/block')
+        os.makedirs(self.real('/sys/class/block'), exist_ok=True)
+        self.link('/sys/class/block/' + name, '../../devices/system/sbd/%s/block/%s' % (name, name))
+        self.link('/sys/bus/sbd/devices/' + name, '../../../devices/system/sbd/' + name)
+        self.link('/sys/bus/sbd/drivers/sbd/' + name, '../../../../devices/system/sbd/' + name)
+        if event:
+            self.uevent(s, 'add')
+            self.uevent(s + '/block/' + name, 'add')
+            self.uevent(s, 'bind')
+
+    def remove_device(self, n, event=True):
+        s = self.device_syspath(n)
+        name = 'sbd%d' % n
+        if event:
+            # umockdev 0.17.16 sends nothing from remove_device(): the
+            # events go first, while the device can still be looked up.
+            self.uevent(s + '/block/' + name, 'remove')
+            self.uevent(s, 'unbind')
+            self.uevent(s, 'remove')
+        for link in ('/sys/class/block/' + name, '/sys/bus/sbd/devices/' + name,
+                     '/sys/bus/sbd/drivers/sbd/' + name):
+            if os.path.lexists(self.real(link)):
+                os.unlink(self.real(link))
+        shutil.rmtree(self.real(s))
+
+    def device_attr(self, n, attr):
+        return self.device_syspath(n) + '/' + attr
+
+
+class SbdTestCase(unittest.TestCase):
+    """A test bed with the module and ndevices disks, and a running sbdd."""
+
+    ndevices = 2
+    start_daemon = True
+
+    @classmethod
+    def setUpClass(cls):
+        require_environment()
+        cls.bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)
+
+    def setUp(self):
+        self.testbed = Testbed()
+        self.testbed.add_module(self.ndevices)
+        for n in range(self.ndevices):
+            self.testbed.add_device(n, event=False)
+        self.daemon = None
+        self.polkit = None
+        self.signals = []
+        self._subscriptions = []
+        self.logdir = tempfile.mkdtemp(prefix='sbdd-test-')
+        if self.start_daemon:
+            self.start_sbdd()
+
+    def tearDown(self):
+        for s in self._subscriptions:
+            self.bus.signal_unsubscribe(s)
+        self.stop_sbdd()
+        self.stop_polkit()
+        shutil.rmtree(self.logdir, ignore_errors=True)
+        del self.testbed
+
+    # the daemon
+
+    def start_sbdd(self, *extra):
+        env = dict(os.environ)
+        env['UMOCKDEV_DIR'] = self.testbed.root
+        env.setdefault('ASAN_OPTIONS', 'verify_asan_link_order=0')
+        cmd = [os.environ['SBDD'], '--no-load', '--uevent-source=udev', '--log-level=debug'] + list(extra)
+        if os.environ.get('SBDD_VALGRIND'):
+            cmd = ['valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
+                   '--errors-for-leak-kinds=definite'] + cmd
+        self.daemon_log = os.path.join(self.logdir, 'sbdd-%d.log' % time.monotonic_ns())
+        self.daemon = subprocess.Popen(cmd, env=env, stdout=open(self.daemon_log, 'w'),
+                                       stderr=subprocess.STDOUT)
+        self.wait_for(lambda: self.name_has_owner(BUS_NAME) or self.daemon.poll() is not None,
+                      timeout=60 if os.environ.get('SBDD_VALGRIND') else 15,
+                      message='sbdd did not take its bus name')
+        if self.daemon.poll() is not None:
+            self.fail('sbdd exited with %d:\n%s' % (self.daemon.returncode, self.daemon_output()))
+        self.sbdd_unique_name = self.get_name_owner(BUS_NAME)
+
+    def stop_sbdd(self, check=True):
+        if not self.daemon:
+            return
+        d, self.daemon = self.daemon, None
+        if d.poll() is None:
+            d.send_signal(signal.SIGTERM)
+            try:
+                d.wait(60)
+            except subprocess.TimeoutExpired:
+                d.kill()
+                d.wait()
+                self.fail('sbdd did not exit on SIGTERM:\n' + self._read_log())
+        out = self._read_log()
+        if check:
+            self.assertEqual(d.returncode, 0, 'sbdd exited with %d:\n%s' % (d.returncode, out))
+            for bad in ('ERROR: AddressSanitizer', 'runtime error:', 'ERROR: LeakSanitizer'):
+                self.assertNotIn(bad, out, out)
+        self.wait_for(lambda: not self.name_has_owner(BUS_NAME), message='bus name still owned')
+
+    def _read_log(self):
+        with open(self.daemon_log) as f:
+            return f.read()
+
+    def daemon_output(self):
+        return self._read_log()
+
+    # polkit (python-dbusmock's polkitd template)
+
+    def start_polkit(self, allowed=()):
+        self.polkit, obj = dbusmock.DBusTestCase.spawn_server_template(
+            'polkitd', {}, stdout=subprocess.DEVNULL, system_bus=True)
+        self.polkit_obj = obj
+        self.polkit_set_allowed(allowed)
+
+    def polkit_set_allowed(self, actions):
+        self.polkit_obj.SetAllowed(dbus.Array(list(actions), signature='s'),
+                                   dbus_interface=dbusmock.MOCK_IFACE)
+
+    def stop_polkit(self):
+        if self.polkit:
+            self.polkit.terminate()
+            self.polkit.wait()
+            self.polkit = None
+
+    # D-Bus helpers
+
+    def wait_for(self, cond, timeout=10, message='condition not met'):
+        ctx = GLib.MainContext.default()
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            while ctx.iteration(False):
+                pass
+            if cond():
+                return
+            time.sleep(0.01)
+        while ctx.iteration(False):
+            pass
+        if not cond():
+            log = ''
+            if getattr(self, 'daemon', None):
+                log = '\n--- sbdd log (tail) ---\n' + '\n'.join(self._read_log().splitlines()[-25:])
+            self.fail('%s within %ss%s' % (message, timeout, log))
+
+    def settle(self, seconds=0.2):
+        """Give signals that must NOT come a chance to arrive."""
+        ctx = GLib.MainContext.default()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            while ctx.iteration(False):
+                pass
+            time.sleep(0.01)
+
+    def dbus_call(self, dest, path, iface, method, args=None, reply=None, flags=0):
+        return self.bus.call_sync(dest, path, iface, method, args,
+                                  GLib.VariantType(reply) if reply else None,
+                                  flags, 20000, None)
+
+    def name_has_owner(self, name):
+        return self.dbus_call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                              'NameHasOwner', GLib.Variant('(s)', (name,)), '(b)').unpack()[0]
+
+    def get_name_owner(self, name):
+        return self.dbus_call('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
+                              'GetNameOwner', GLib.Variant('(s)', (name,)), '(s)').unpack()[0]
+
+    def call(self, path, iface, method, args=None, reply=None):
+        r = self.dbus_call(BUS_NAME, path, iface, method, args, reply)
+        return r.unpack() if r is not None else None
+
+    def get(self, path, iface, prop):
+        return self.call(path, PROPS_IFACE, 'Get', GLib.Variant('(ss)', (iface, prop)), '(v)')[0]
+
+    def get_variant(self, path, iface, prop):
+        r = self.dbus_call(BUS_NAME, path, PROPS_IFACE, 'Get', GLib.Variant('(ss)', (iface, prop)), '(v)')
+        return r.get_child_value(0).get_variant()
+
+    def get_all_variants(self, path, iface):
+        r = self.dbus_call(BUS_NAME, path, PROPS_IFACE, 'GetAll', GLib.Variant('(s)', (iface,)), '(a{sv})')
+        d = r.get_child_value(0)
+        return {d.get_child_value(i).get_child_value(0).get_string():
+                d.get_child_value(i).get_child_value(1).get_variant() for i in range(d.n_children())}
+
+    def set(self, path, iface, prop, variant):
+        return self.call(path, PROPS_IFACE, 'Set', GLib.Variant('(ssv)', (iface, prop, variant)))
+
+    def managed_objects(self):
+        return self.call(ROOT, OM_IFACE, 'GetManagedObjects', None, '(a{oa{sa{sv}}})')[0]
+
+    def assertDBusError(self, name, fn, *args, **kwargs):
+        with self.assertRaises(GLib.Error) as cm:
+            fn(*args, **kwargs)
+        remote = Gio.DBusError.get_remote_error(cm.exception)
+        self.assertEqual(remote, name, cm.exception.message)
+        return cm.exception.message
+
+    def subscribe(self, member=None, path=None, iface=None):
+        def cb(conn, sender, opath, oiface, signame, params):
+            self.signals.append((opath, oiface, signame, params.unpack()))
+        self._subscriptions.append(self.bus.signal_subscribe(
+            self.sbdd_unique_name, iface, member, path, None, Gio.DBusSignalFlags.NONE, cb))
+        # make sure the match rule is in place before anything happens
+        self.name_has_owner(BUS_NAME)
+
+    def properties_changed(self, path, iface=DEVICE_IFACE):
+        """The merged changed properties of PropertiesChanged on path."""
+        out = {}
+        for opath, oiface, name, params in self.signals:
+            if opath == path and name == 'PropertiesChanged' and params[0] == iface:
+                out.update(params[1])
+        return out
+
+    # unprivileged callers
+
+    def call_as(self, uid, path, iface, method, args_expr, interactive=False):
+        """Call as another uid through call_as.py (a fresh process and
+        connection, so that the real bus policy and polkit path apply).
+        Returns (error_name or None, message or result)."""
+        env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
+        cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups',
+               sys.executable, os.path.join(HERE, 'call_as.py'),
+               json.dumps({'dest': BUS_NAME, 'path': path, 'iface': iface, 'method': method,
+                           'args': args_expr, 'interactive': interactive})]
+        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        r = json.loads(p.stdout)
+        return r.get('error'), r.get('message', r.get('result'))
+
+
+def main():
+    unittest.main(testRunner=unittest.TextTestRunner(stream=sys.stdout, verbosity=2))

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Enumeration: the tree, GetManagedObjects, Get/GetAll of every attribute."""
+
+import sbdtest
+from sbdtest import (DEVICE_IFACE, DRIVER, DRIVER_IFACE, MANAGER_IFACE, MODULE, MODULE_IFACE, ROOT,
+                     GLib, device_path)
+
+
+class Enumeration(sbdtest.SbdTestCase):
+    ndevices = 3
+
+    def test_manager_lists(self):
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Devices'), [device_path(n) for n in range(3)])
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Drivers'), [DRIVER])
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Version'), '0.1.0')
+
+    def test_managed_objects_match_testbed(self):
+        objs = self.managed_objects()
+        # the object manager's own object is not among its managed objects (D-Bus spec)
+        self.assertEqual(sorted(objs), sorted([MODULE, DRIVER] + [device_path(n) for n in range(3)]))
+        dev = objs[device_path(1)][DEVICE_IFACE]
+        self.assertEqual(dev, {
+            'SysName': 'sbd1',
+            'SysPath': '/sys/devices/system/sbd/sbd1',
+            'Driver': DRIVER,
+            'BlockDevice': '/dev/sbd1',
+            'Name': 'Simple block device',
+            'Device': 'fd00',
+            'Size': 16 * 1024 * 1024,
+            'ReadOnly': False,
+            'Label': 'sbd1',
+            'Online': True,
+            'Uevent': 'DRIVER=sbd',
+        })
+        drv = objs[DRIVER][DRIVER_IFACE]
+        self.assertEqual(drv, {
+            'SysName': 'sbd',
+            'SysPath': '/sys/bus/sbd/drivers/sbd',
+            'Devices': [device_path(n) for n in range(3)],
+            'Version': '1.0',
+            'Ndevices': 3,
+        })
+        mod = objs[MODULE][MODULE_IFACE]
+        self.assertEqual(mod['Name'], 'sbd')
+        self.assertEqual(mod['State'], 'live')
+        self.assertEqual(mod['RefCount'], 0)
+        self.assertEqual(mod['Parameters'], {'ndevices': '3', 'size': '16M', 'max_size': '1G'})
+
+    def test_get_types(self):
+        p = device_path(0)
+        expect = {
+            'SysName': ('s', 'sbd0'), 'SysPath': ('s', '/sys/devices/system/sbd/sbd0'),
+            'Driver': ('o', DRIVER), 'BlockDevice': ('s', '/dev/sbd0'),
+            'Name': ('s', 'Simple block device'), 'Device': ('s', 'fd00'),
+            'Size': ('t', 16 * 1024 * 1024), 'ReadOnly': ('b', False), 'Label': ('s', 'sbd0'),
+            'Online': ('b', True), 'Uevent': ('s', 'DRIVER=sbd'),
+            'PowerControl': ('s', 'auto'), 'PowerRuntimeStatus': ('s', 'suspended'),
+            'PowerRuntimeActiveTime': ('s', '0'), 'PowerRuntimeSuspendedTime': ('s', '1234'),
+            'PowerAutosuspendDelayMs': ('s', ''),
+        }
+        for prop, (sig, value) in expect.items():
+            v = self.get_variant(p, DEVICE_IFACE, prop)
+            self.assertEqual(v.get_type_string(), sig, prop)
+            self.assertEqual(v.unpack(), value, prop)
+        v = self.get_variant(DRIVER, DRIVER_IFACE, 'Ndevices')
+        self.assertEqual((v.get_type_string(), v.unpack()), ('u', 3))
+        v = self.get_variant(MODULE, MODULE_IFACE, 'RefCount')
+        self.assertEqual((v.get_type_string(), v.unpack()), ('u', 0))
+
+    def test_get_all_leaves_out_live_power_attributes(self):
+        props = self.get_all_variants(device_path(2), DEVICE_IFACE)
+        self.assertEqual(sorted(props), sorted(['SysName', 'SysPath', 'Driver', 'BlockDevice', 'Name', 'Device',
+                                                'Size', 'ReadOnly', 'Label', 'Online', 'Uevent']))
+        self.assertEqual(props['Size'].get_type_string(), 't')
+
+    def test_power_attributes_read_live(self):
+        self.testbed.write(self.testbed.device_attr(0, 'power/runtime_active_time'), '777\n')
+        self.assertEqual(self.get(device_path(0), DEVICE_IFACE, 'PowerRuntimeActiveTime'), '777')
+
+    def test_write_only_attributes_not_mirrored(self):
+        props = self.get_all_variants(DRIVER, DRIVER_IFACE)
+        for wo in ('NewDevice', 'DeleteDevice', 'Uevent', 'Bind', 'Unbind'):
+            self.assertNotIn(wo, props)
+        self.assertDBusError('org.freedesktop.DBus.Error.UnknownProperty',
+                             self.get, DRIVER, DRIVER_IFACE, 'NewDevice')
+
+    def test_unknown_attribute_mirrored_as_string(self):
+        self.stop_sbdd()
+        self.testbed.write(self.testbed.device_attr(0, 'discard_granularity'), '512\n', 0o444)
+        self.testbed.write(self.testbed.device_attr(0, 'power/wakeup'), 'disabled\n', 0o644)
+        self.start_sbdd()
+        v = self.get_variant(device_path(0), DEVICE_IFACE, 'DiscardGranularity')
+        self.assertEqual((v.get_type_string(), v.unpack()), ('s', '512'))
+        self.assertEqual(self.get(device_path(0), DEVICE_IFACE, 'PowerWakeup'), 'disabled')
+
+    def test_unknown_object(self):
+        self.assertDBusError('org.freedesktop.DBus.Error.UnknownObject',
+                             self.get, device_path(7), DEVICE_IFACE, 'Size')
+
+    def test_unreadable_attribute_does_not_fail_getall(self):
+        self.stop_sbdd()
+        # a directory where a file is expected: reading it fails with EISDIR
+        self.testbed.write(self.testbed.device_attr(0, 'label'), 'x', 0o644)
+        import os
+        os.unlink(self.testbed.real(self.testbed.device_attr(0, 'label')))
+        os.mkdir(self.testbed.real(self.testbed.device_attr(0, 'label')))
+        self.start_sbdd()
+        props = self.get_all_variants(device_path(1), DEVICE_IFACE)
+        self.assertEqual(props['Label'].unpack(), 'sbd1')
+        objs = self.managed_objects()
+        self.assertIn(device_path(0), objs)
+
+    def test_no_module(self):
+        self.stop_sbdd()
+        import shutil
+        shutil.rmtree(self.testbed.real('/sys/module/sbd'))
+        shutil.rmtree(self.testbed.real('/sys/bus/sbd'))
+        shutil.rmtree(self.testbed.real('/sys/devices/system/sbd'))
+        self.start_sbdd()
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Devices'), [])
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Drivers'), [])
+        self.assertEqual(self.get(MODULE, MODULE_IFACE, 'State'), 'unloaded')
+        self.assertEqual(sorted(self.managed_objects()), [MODULE])
+        self.assertDBusError(sbdtest.ERR + 'ModuleNotLoaded', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
+                             GLib.Variant('(ta{sv})', (1 << 20, {})), '(o)')
+
+
+if __name__ == '__main__':
+    sbdtest.main()

@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Signals on uevents, add/remove (also through AddDevice/RemoveDevice), restart."""
+
+import sbdtest
+from sbdtest import (DEVICE_IFACE, DRIVER, DRIVER_IFACE, ERR, MANAGER_IFACE, MODULE, MODULE_IFACE, ROOT, GLib,
+                     device_path)
+
+OM = 'org.freedesktop.DBus.ObjectManager'
+
+
+class Uevents(sbdtest.SbdTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.subscribe()
+
+    def names(self, member):
+        return [(s[3][0], s[3]) for s in self.signals if s[2] == member]
+
+    def test_change_behind_our_back(self):
+        tb = self.testbed
+        tb.write(tb.device_attr(1, 'label'), 'outside\n')
+        tb.write(tb.device_attr(1, 'size'), '%d\n' % (32 << 20))
+        tb.uevent(tb.device_syspath(1), 'change')
+        self.wait_for(lambda: self.properties_changed(device_path(1)) == {'Label': 'outside', 'Size': 32 << 20},
+                      message='PropertiesChanged for the outside change')
+        self.assertEqual(self.get(device_path(1), DEVICE_IFACE, 'Label'), 'outside')
+        self.assertEqual(self.properties_changed(device_path(0)), {})
+
+    def test_block_child_change(self):
+        # DISK_RO / RESIZE arrive on the block child
+        tb = self.testbed
+        tb.write(tb.device_attr(0, 'read_only'), '1\n')
+        tb.uevent(tb.device_syspath(0) + '/block/sbd0', 'change')
+        self.wait_for(lambda: self.properties_changed(device_path(0)) == {'ReadOnly': True},
+                      message='ReadOnly changed via the block child')
+
+    def test_change_without_change_no_signal(self):
+        self.testbed.uevent(self.testbed.device_syspath(0), 'change')
+        self.settle(0.3)
+        self.assertEqual(self.properties_changed(device_path(0)), {})
+
+    def test_offline_online(self):
+        tb = self.testbed
+        tb.write(tb.device_attr(0, 'online'), '0\n')
+        tb.uevent(tb.device_syspath(0), 'offline')
+        self.wait_for(lambda: self.properties_changed(device_path(0)) == {'Online': False},
+                      message='Online false')
+
+    def test_add_and_remove(self):
+        tb = self.testbed
+        tb.add_device(5, size=1 << 20)
+        tb.set_ndevices(3)
+        self.wait_for(lambda: any(p == device_path(5) for p, _ in self.names('InterfacesAdded')),
+                      message='InterfacesAdded for sbd5')
+        added = [a for p, a in self.names('InterfacesAdded') if p == device_path(5)][0]
+        self.assertEqual(added[1][DEVICE_IFACE]['Size'], 1 << 20)
+        self.wait_for(lambda: self.get(ROOT, MANAGER_IFACE, 'Devices') == [device_path(0), device_path(1),
+                                                                          device_path(5)],
+                      message='Devices lists sbd5')
+        self.wait_for(lambda: self.properties_changed(ROOT, MANAGER_IFACE).get('Devices') ==
+                      [device_path(0), device_path(1), device_path(5)], message='Devices signalled')
+        self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'Devices'), [device_path(0), device_path(1), device_path(5)])
+
+        tb.remove_device(5)
+        tb.set_ndevices(2)
+        self.wait_for(lambda: any(p == device_path(5) for p, _ in self.names('InterfacesRemoved')),
+                      message='InterfacesRemoved for sbd5')
+        removed = [a for p, a in self.names('InterfacesRemoved') if p == device_path(5)][0]
+        self.assertIn(DEVICE_IFACE, removed[1])
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Devices'), [device_path(0), device_path(1)])
+        self.assertDBusError('org.freedesktop.DBus.Error.UnknownObject', self.get, device_path(5),
+                             DEVICE_IFACE, 'Size')
+
+    def test_unbind_bind(self):
+        tb = self.testbed
+        import os
+        os.unlink(tb.real(tb.device_syspath(0) + '/driver'))
+        tb.uevent(tb.device_syspath(0), 'unbind')
+        self.wait_for(lambda: self.properties_changed(device_path(0)).get('Driver') == '/',
+                      message='Driver unset')
+        self.wait_for(lambda: self.get(DRIVER, DRIVER_IFACE, 'Devices') == [device_path(1)],
+                      message='driver Devices without sbd0')
+        tb.link(tb.device_syspath(0) + '/driver', '../../../../bus/sbd/drivers/sbd')
+        tb.uevent(tb.device_syspath(0), 'bind')
+        self.wait_for(lambda: self.get(device_path(0), DEVICE_IFACE, 'Driver') == DRIVER, message='rebound')
+
+    def test_module_unload_and_load_behind_our_back(self):
+        tb = self.testbed
+        import shutil
+        for n in (0, 1):
+            tb.remove_device(n)
+        # the kernel's order: driver and bus go, then the module's event
+        tb.uevent('/sys/bus/sbd/drivers/sbd', 'remove')
+        shutil.rmtree(tb.real('/sys/bus/sbd'))
+        shutil.rmtree(tb.real('/sys/devices/system/sbd'))
+        tb.uevent('/sys/module/sbd', 'remove')
+        shutil.rmtree(tb.real('/sys/module/sbd'))
+        self.wait_for(lambda: self.get(ROOT, MANAGER_IFACE, 'Drivers') == [] and
+                      self.get(ROOT, MANAGER_IFACE, 'Devices') == [], message='tree emptied')
+        self.assertEqual(sorted(self.managed_objects()), [sbdtest.MODULE])
+        self.wait_for(lambda: self.properties_changed(MODULE, MODULE_IFACE).get('State') == 'unloaded',
+                      message='State unloaded signalled')
+
+        tb.add_module(1)
+        tb.add_device(0, event=False)
+        tb.uevent('/sys/module/sbd', 'add')
+        self.wait_for(lambda: self.get(ROOT, MANAGER_IFACE, 'Devices') == [device_path(0)],
+                      message='tree restored')
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Drivers'), [DRIVER])
+        self.assertEqual(self.get(MODULE, MODULE_IFACE, 'State'), 'live')
+        self.wait_for(lambda: self.properties_changed(MODULE, MODULE_IFACE).get('State') == 'live',
+                      message='State live signalled')
+
+    def test_restart_recreates_same_tree(self):
+        before = self.managed_objects()
+        self.stop_sbdd()
+        self.start_sbdd()
+        self.assertEqual(self.managed_objects(), before)
+
+
+class Methods(sbdtest.SbdTestCase):
+    ndevices = 1
+
+    def play_kernel_new_device(self):
+        """What sbd's new_device store does, for the test bed."""
+        self.wait_for(lambda: self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device') != '',
+                      message='sbdd did not write new_device')
+        value = self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device')
+        parts = value.split()
+        n = int(parts[1]) if len(parts) > 1 else 1
+        self.testbed.add_device(n, size=int(parts[0]))
+        return value
+
+    def test_add_device(self):
+        self.subscribe('InterfacesAdded')
+        result = []
+        self.bus.call(sbdtest.BUS_NAME, ROOT, MANAGER_IFACE, 'AddDevice',
+                      GLib.Variant('(ta{sv})', (8 << 20, {'id': GLib.Variant('u', 3)})), GLib.VariantType('(o)'),
+                      0, 20000, None, lambda c, res: result.append(c.call_finish(res).unpack()))
+        self.assertEqual(self.play_kernel_new_device(), '%d 3' % (8 << 20))
+        self.wait_for(lambda: result, message='AddDevice reply')
+        self.assertEqual(result[0], (device_path(3),))
+        # the object exists when the reply is there
+        self.assertEqual(self.get(device_path(3), DEVICE_IFACE, 'Size'), 8 << 20)
+
+    def test_add_device_without_id(self):
+        result = []
+        self.bus.call(sbdtest.BUS_NAME, ROOT, MANAGER_IFACE, 'AddDevice',
+                      GLib.Variant('(ta{sv})', (1 << 20, {})), GLib.VariantType('(o)'),
+                      0, 20000, None, lambda c, res: result.append(c.call_finish(res).unpack()))
+        self.assertEqual(self.play_kernel_new_device(), str(1 << 20))
+        self.wait_for(lambda: result, message='AddDevice reply')
+        self.assertEqual(result[0], (device_path(1),))
+
+    def test_add_device_bad_options(self):
+        self.assertDBusError(ERR + 'InvalidValue', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
+                             GLib.Variant('(ta{sv})', (1 << 20, {'id': GLib.Variant('s', '3')})), '(o)')
+        self.assertDBusError(ERR + 'InvalidValue', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
+                             GLib.Variant('(ta{sv})', (1 << 20, {'colour': GLib.Variant('s', 'red')})), '(o)')
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+
+    def test_add_device_kernel_refuses(self):
+        import os
+        f = self.testbed.real('/sys/bus/sbd/drivers/sbd/new_device')
+        os.unlink(f)
+        os.symlink('/proc/self/oom_score_adj', f)
+        self.assertDBusError(ERR + 'InvalidValue', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
+                             GLib.Variant('(ta{sv})', (4095, {})), '(o)')
+
+    def test_remove_device(self):
+        self.subscribe('InterfacesRemoved')
+        result = []
+        self.bus.call(sbdtest.BUS_NAME, ROOT, MANAGER_IFACE, 'RemoveDevice',
+                      GLib.Variant('(oa{sv})', (device_path(0), {})), None,
+                      0, 20000, None, lambda c, res: result.append(c.call_finish(res)))
+        self.wait_for(lambda: self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device') == 'sbd0',
+                      message='sbdd did not write delete_device')
+        self.assertEqual(result, [])
+        self.testbed.remove_device(0)
+        self.wait_for(lambda: result, message='RemoveDevice reply')
+        self.assertDBusError('org.freedesktop.DBus.Error.UnknownObject', self.get, device_path(0),
+                             DEVICE_IFACE, 'Size')
+        self.assertTrue(any(s[3][0] == device_path(0) for s in self.signals if s[2] == 'InterfacesRemoved'))
+
+    def test_remove_unknown_device(self):
+        self.assertDBusError(ERR + 'DeviceGone', self.call, ROOT, MANAGER_IFACE, 'RemoveDevice',
+                             GLib.Variant('(oa{sv})', (device_path(4), {})))
+        self.assertDBusError(ERR + 'InvalidValue', self.call, ROOT, MANAGER_IFACE, 'RemoveDevice',
+                             GLib.Variant('(oa{sv})', (device_path(0), {'force': GLib.Variant('b', True)})))
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device'), '')
+
+    def test_methods_need_authorization(self):
+        err, msg = self.call_as(sbdtest.NOBODY, ROOT, MANAGER_IFACE, 'AddDevice',
+                                "GLib.Variant('(ta{sv})', (1048576, {}))")
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        err, msg = self.call_as(sbdtest.NOBODY, ROOT, MANAGER_IFACE, 'RemoveDevice',
+                                "GLib.Variant('(oa{sv})', ('%s', {}))" % device_path(0))
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        err, msg = self.call_as(sbdtest.NOBODY, MODULE, MODULE_IFACE, 'Unload', None)
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'])
+        err, msg = self.call_as(sbdtest.NOBODY, ROOT, MANAGER_IFACE, 'AddDevice',
+                                "GLib.Variant('(ta{sv})', (1048576, {}))")
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device'), '')
+
+    def test_polkit_allows_remove(self):
+        self.start_polkit(allowed=['org.sbd.sbd1.manage-devices'])
+        import threading
+        t = threading.Thread(target=lambda: (
+            self.wait_for_file('/sys/bus/sbd/drivers/sbd/delete_device', 'sbd0'), self.testbed.remove_device(0)))
+        t.start()
+        err, msg = self.call_as(sbdtest.NOBODY, ROOT, MANAGER_IFACE, 'RemoveDevice',
+                                "GLib.Variant('(oa{sv})', ('%s', {}))" % device_path(0))
+        t.join()
+        self.assertIsNone(err, msg)
+
+    def wait_for_file(self, syspath, value):
+        import time
+        end = time.monotonic() + 10
+        while time.monotonic() < end and self.testbed.read(syspath) != value:
+            time.sleep(0.01)
+
+    def test_load_when_live_is_noop(self):
+        self.call(MODULE, MODULE_IFACE, 'Load', GLib.Variant('(a{ss})', ({},)))
+        self.assertDBusError(ERR + 'InvalidValue', self.call, MODULE, MODULE_IFACE, 'Load',
+                             GLib.Variant('(a{ss})', ({'size': '16 M'},)))
+
+
+if __name__ == '__main__':
+    sbdtest.main()
