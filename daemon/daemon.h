@@ -5,6 +5,7 @@
  * callback gets it (or an object that points back to it) as userdata. */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
@@ -77,6 +78,8 @@ struct sbd_object {
         /* devices only */
         char *driver_path;   /* driver object path, or "/" */
         char *block_device;  /* "/dev/sbd0", or "" */
+        /* drivers only: the Devices list as last announced (lists.c) */
+        uint64_t devices_fingerprint;
 };
 
 /* The objects of one kind: by path for sd-bus's find callbacks, and
@@ -118,9 +121,10 @@ struct daemon {
         unsigned uid_cache_next;
 
         /* Manager/Driver Devices and Drivers are signalled once per loop
-         * iteration, not once per device of a burst. */
+         * iteration, not once per device of a burst, and only when they
+         * differ from what was announced (lists.c). */
         sd_event_source *lists_event;
-        bool lists_dirty[_OBJECT_KIND_MAX];
+        uint64_t list_fingerprint[_OBJECT_KIND_MAX];
 
         char *status;     /* the last STATUS= sent to systemd */
 
@@ -147,16 +151,24 @@ struct sbd_object *object_find_by_path(struct daemon *d, const char *path);
  * sysfs directory syspath. ret may be NULL. */
 int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret);
 void tree_remove(struct daemon *d, struct sbd_object *o);
-/* Re-read the object's cached attributes and links, signal changes. */
+/* Re-read the object's cached attributes and links, signal changes.
+ * -ENOENT (nothing changed, nothing signalled): an attribute vanished,
+ * the object is being deleted; once object_gone(), tree_remove() it. */
 int object_refresh(struct sbd_object *o);
 int object_refresh_attr(struct sbd_object *o, size_t index);
+/* The object's sysfs directory is no longer there (or was replaced). */
+bool object_gone(struct sbd_object *o);
 /* Make the tree equal sysfs: add, remove and refresh, with signals. */
 int tree_sync(struct daemon *d);
 int tree_sync_full(struct daemon *d, bool module_removed);
 /* Only add devices that appeared (cheap at 10,000 devices). */
 int tree_scan_new_devices(struct daemon *d);
-void tree_emit_lists_changed(struct daemon *d, enum object_kind kind);
-void device_emit_driver_devices(struct daemon *d);
+
+/* lists.c: Manager.Drivers/Devices and Driver.Devices signals */
+void tree_lists_changed(struct daemon *d);
+void lists_init(struct daemon *d);
+void lists_init_driver(struct daemon *d, struct sbd_object *driver);
+void lists_done(struct daemon *d);
 
 /* vtables.c: sd-bus registration */
 int vtables_register(struct daemon *d);

@@ -124,15 +124,53 @@ static int parse_argv(int argc, char *argv[], struct config *c) {
         return 1;
 }
 
+/* The most descriptors sbdd asks for: systemd's own default hard limit
+ * (HIGH_RLIMIT_NOFILE), far more than 10,000 devices need. */
+#define NOFILE_CAP 524288
+
+static rlim_t nofile_wanted(void) {
+        unsigned long nr_open = 0;
+        FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+
+        /* The kernel refuses any limit above fs.nr_open. */
+        if (f) {
+                if (fscanf(f, "%lu", &nr_open) != 1)
+                        nr_open = 0;
+                fclose(f);
+        }
+        if (nr_open == 0)
+                nr_open = 1024 * 1024; /* the kernel's default */
+        return nr_open < NOFILE_CAP ? nr_open : NOFILE_CAP;
+}
+
 static void bump_nofile(void) {
         struct rlimit rl;
+        rlim_t want = nofile_wanted();
 
         /* Three watched attributes and a directory per device: 10,000
-         * devices need some 40,000 descriptors. */
-        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0 && rl.rlim_cur < rl.rlim_max) {
+         * devices need some 40,000 descriptors. Under systemd the hard
+         * limit is high already and only the soft one is raised; started
+         * by hand as root (hard limit 4096 or so), raise both, which
+         * CAP_SYS_RESOURCE allows. */
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+                return;
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want) {
+                struct rlimit high = { .rlim_cur = want, .rlim_max = want };
+
+                if (setrlimit(RLIMIT_NOFILE, &high) >= 0) {
+                        log_debug("Raised the open file limit to %lu.", (unsigned long) want);
+                        return;
+                }
+                log_debug_errno(-errno, "Cannot raise the hard open file limit to %lu: %m",
+                                (unsigned long) want);
+        }
+        if (rl.rlim_cur < rl.rlim_max) {
                 rl.rlim_cur = rl.rlim_max;
                 (void) setrlimit(RLIMIT_NOFILE, &rl);
         }
+        if (getrlimit(RLIMIT_NOFILE, &rl) >= 0 && rl.rlim_cur < want)
+                log_info("Open file limit is %lu: about %lu devices can be mirrored.",
+                         (unsigned long) rl.rlim_cur, (unsigned long) rl.rlim_cur / 4);
 }
 
 /* STATUS= for `systemctl status`: sent at READY and whenever the device
@@ -157,7 +195,7 @@ static void daemon_done(struct daemon *d) {
         auth_requests_free_all(d);
         waiters_free_all(d);
         uevent_done(d);
-        d->lists_event = sd_event_source_disable_unref(d->lists_event);
+        lists_done(d);
         object_sets_done(d);
         attr_tables_done(d);
         uid_cache_done(d);
@@ -228,6 +266,7 @@ static int run(struct daemon *d) {
         if (r < 0)
                 return log_error_errno(r, "Cannot enumerate sbd devices: %m");
         d->ready = true;
+        lists_init(d);
 
         /* Only now, with every object in place, take the name. */
         r = sd_bus_request_name(d->bus, SBD_BUS_NAME, 0);

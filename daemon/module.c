@@ -260,10 +260,33 @@ int module_unload(struct daemon *d, sd_bus_error *error) {
                         sd_bus_error_set(error, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
                 return r;
         }
+        /* libkmod always asks delete_module() not to wait (O_NONBLOCK):
+         * a module still in use (an open disk holds a reference) then
+         * fails with EWOULDBLOCK, not EBUSY. For the caller it is Busy. */
+        if (r == -EAGAIN || r == -EBUSY) {
+                if (error)
+                        sd_bus_error_set(error, SBD_ERROR_BUSY,
+                                         "The sbd module is in use (a disk is open): close it first.");
+                return -EBUSY;
+        }
         if (r < 0)
                 return kmod_error(error, r, "Cannot unload the sbd module");
         log_info("Unloaded module %s.", SBD_MODULE_NAME);
         return 0;
+}
+
+/* libkmod prints its own errors to stderr ("libkmod: ERROR ...:
+ * could not remove 'sbd': ..."), which under systemd reach the journal
+ * without a priority, beside sbdd's own message about the same failure.
+ * Like systemd's module-util, keep them at debug level. */
+static void _printf_(6, 0) kmod_log(void *data, int priority, const char *file, int line, const char *fn,
+                                    const char *format, va_list args) {
+        _cleanup_free_ char *msg = NULL;
+
+        if (log_get_max_level() < LOG_DEBUG || vasprintf(&msg, format, args) < 0)
+                return;
+        msg[strcspn(msg, "\n")] = '\0'; /* libkmod ends its lines itself */
+        log_debug("libkmod: %s", msg);
 }
 
 int module_setup(struct daemon *d) {
@@ -273,6 +296,8 @@ int module_setup(struct daemon *d) {
         d->kmod = kmod_new(NULL, NULL);
         if (!d->kmod)
                 log_warning("libkmod is not available, cannot load or unload the module.");
+        else
+                kmod_set_log_fn(d->kmod, kmod_log, NULL);
         if (!d->config.load) {
                 log_debug("Not loading the module (--no-load).");
                 return 0;

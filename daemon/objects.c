@@ -154,16 +154,31 @@ static bool attr_value_update(struct attr_value *v, const char *text, int error)
         return true;
 }
 
+bool object_gone(struct sbd_object *o) {
+        return !sysfs_same_dir(o->syspath, o->st_dev, o->st_ino);
+}
+
+/* Returns -ENOENT, leaving the cache alone, when the attribute has
+ * vanished: the object is being deleted. device_del() removes the
+ * attributes first and the directory a little later, and the uevents of
+ * the teardown (unbind, the block child's remove) arrive in between:
+ * re-reading then would announce every value as emptied just before
+ * InterfacesRemoved. The last values did not change; the object goes. */
 static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) {
         const struct attr_def *def = &o->daemon->tables[o->kind].defs[v->index];
         char buf[ATTR_VALUE_MAX + 1];
         ssize_t n;
 
-        if (!v->present || (def->flags & ATTR_LIVE)) {
-                *changed = false;
+        *changed = false;
+        if (!v->present || (def->flags & ATTR_LIVE))
                 return 0;
-        }
         n = v->fd >= 0 ? sysfs_pread(v->fd, buf) : sysfs_read_at(o->dirfd, def->file, buf);
+        /* openat() of a deleted kernfs node fails with ENOENT, a read
+         * through an fd kept open on one with ENODEV. */
+        if (n == -ENOENT || n == -ENODEV) {
+                log_debug("%s/%s vanished: %s is going away.", o->syspath, def->file, o->name);
+                return -ENOENT;
+        }
         if (n < 0)
                 log_debug_errno((int) n, "Cannot read %s/%s: %m", o->syspath, def->file);
         *changed = attr_value_update(v, n >= 0 ? buf : NULL, n >= 0 ? 0 : (int) n);
@@ -186,7 +201,8 @@ int object_refresh_attr(struct sbd_object *o, size_t index) {
 
         if (index >= o->n_values)
                 return 0;
-        attr_read(o, &o->values[index], &changed);
+        if (attr_read(o, &o->values[index], &changed) < 0)
+                return -ENOENT;
         if (changed)
                 names[0] = o->daemon->tables[o->kind].defs[index].property;
         emit_changed(o, names);
@@ -197,8 +213,15 @@ static int watch_handler(sd_event_source *s, int fd, uint32_t revents, void *use
         struct attr_value *v = userdata;
 
         /* sysfs_notify(): re-reading from offset 0 through this fd also
-         * re-arms the notification. */
-        object_refresh_attr(v->object, v->index);
+         * re-arms the notification. A deleted kernfs node polls as
+         * EPOLLERR|EPOLLPRI for ever: stop watching it, and drop the
+         * object at once if its directory is gone too (its remove uevent
+         * then finds nothing left to do). */
+        if (object_refresh_attr(v->object, v->index) == -ENOENT) {
+                (void) sd_event_source_set_enabled(s, SD_EVENT_OFF);
+                if (object_gone(v->object))
+                        tree_remove(v->object->daemon, v->object);
+        }
         return 0;
 }
 
@@ -240,30 +263,29 @@ static void device_read_links(struct sbd_object *o, char **names, size_t *n) {
                 if (asprintf(&block_device, "/dev/%s", block) < 0)
                         return (void) log_oom();
         }
-        if (free_and_strdup(&o->driver_path, driver_path ?: "/") > 0)
+        if (free_and_strdup(&o->driver_path, driver_path ?: "/") > 0) {
                 names[(*n)++] = "Driver";
+                tree_lists_changed(o->daemon); /* the drivers' Devices */
+        }
         if (free_and_strdup(&o->block_device, block_device ?: "") > 0)
                 names[(*n)++] = "BlockDevice";
 }
 
 int object_refresh(struct sbd_object *o) {
         _cleanup_free_ char **names = calloc(o->n_values + 3, sizeof(char *));
-        _cleanup_free_ char *old_driver = NULL;
         size_t n = 0;
 
         if (!names)
                 return log_oom();
         for (size_t i = 0; i < o->n_values; i++) {
                 bool changed;
-                attr_read(o, &o->values[i], &changed);
+                if (attr_read(o, &o->values[i], &changed) < 0)
+                        return -ENOENT; /* being deleted, see attr_read() */
                 if (changed)
                         names[n++] = o->daemon->tables[o->kind].defs[i].property;
         }
-        old_driver = o->driver_path ? strdup(o->driver_path) : NULL;
         device_read_links(o, names, &n);
         emit_changed(o, names);
-        if (o->kind == OBJECT_DEVICE && o->daemon->ready && !streq_ptr(old_driver, o->driver_path))
-                device_emit_driver_devices(o->daemon);
         return (int) n;
 }
 
@@ -342,7 +364,9 @@ static int object_new(struct daemon *d, enum object_kind kind, const char *syspa
                 if (!o->values[i].present)
                         continue;
                 attr_watch(o, &o->values[i]);
-                attr_read(o, &o->values[i], &changed);
+                r = attr_read(o, &o->values[i], &changed);
+                if (r < 0)
+                        goto fail; /* gone while we looked */
         }
         {
                 char *names[3];
@@ -358,59 +382,14 @@ fail:
         return r;
 }
 
-void device_emit_driver_devices(struct daemon *d) {
-        struct object_set *drivers = &d->objects[OBJECT_DRIVER];
-
-        if (!d->ready)
-                return;
-        for (size_t i = 0; i < drivers->n; i++)
-                (void) sd_bus_emit_properties_changed(d->bus, drivers->sorted[i]->path, SBD_DRIVER_IFACE,
-                                                      "Devices", NULL);
-}
-
-static int lists_changed_handler(sd_event_source *s, void *userdata) {
-        struct daemon *d = userdata;
-
-        for (int k = 0; k < _OBJECT_KIND_MAX; k++) {
-                if (!d->lists_dirty[k])
-                        continue;
-                d->lists_dirty[k] = false;
-                (void) sd_bus_emit_properties_changed(d->bus, SBD_ROOT_PATH, SBD_MANAGER_IFACE,
-                                                      k == OBJECT_DRIVER ? "Drivers" : "Devices", NULL);
-                if (k == OBJECT_DEVICE) {
-                        device_emit_driver_devices(d);
-                        /* ndevices changed with the set of devices. */
-                        for (size_t i = 0; i < d->objects[OBJECT_DRIVER].n; i++)
-                                object_refresh(d->objects[OBJECT_DRIVER].sorted[i]);
-                        daemon_update_status(d);
-                }
-        }
-        return 0;
-}
-
-void tree_emit_lists_changed(struct daemon *d, enum object_kind kind) {
-        int r;
-
-        if (!d->ready)
-                return;
-        d->lists_dirty[kind] = true;
-        if (!d->lists_event) {
-                r = sd_event_add_defer(d->event, &d->lists_event, lists_changed_handler, d);
-                if (r < 0) {
-                        log_warning_errno(r, "Cannot schedule list signals: %m");
-                        return;
-                }
-        }
-        (void) sd_event_source_set_enabled(d->lists_event, SD_EVENT_ONESHOT);
-}
-
 int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret) {
         struct sbd_object *o = object_find(d, kind, path_basename(syspath));
         int r;
 
         if (o) {
-                if (sysfs_same_dir(o->syspath, o->st_dev, o->st_ino)) {
-                        object_refresh(o);
+                if (!object_gone(o)) {
+                        /* -ENOENT: being deleted, its remove uevent follows. */
+                        (void) object_refresh(o);
                         if (ret)
                                 *ret = o;
                         return 0;
@@ -433,8 +412,10 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
                 r = sd_bus_emit_object_added(d->bus, o->path);
                 if (r < 0)
                         log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", o->path);
-                tree_emit_lists_changed(d, kind);
+                tree_lists_changed(d);
         }
+        if (kind == OBJECT_DRIVER)
+                lists_init_driver(d, o);
         waiters_object_added(d, o);
         if (ret)
                 *ret = o;
@@ -456,30 +437,24 @@ void tree_remove(struct daemon *d, struct sbd_object *o) {
         }
         set_remove(&d->objects[kind], o);
         object_free(o);
-        tree_emit_lists_changed(d, kind);
+        tree_lists_changed(d);
         if (name && kind == OBJECT_DEVICE)
                 waiters_object_removed(d, name);
 }
 
 static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, bool full) {
         struct object_set *set = &d->objects[kind];
-        _cleanup_closedir_ DIR *dh = opendir(dir);
-        _cleanup_free_ bool *seen = NULL;
-        size_t n_before;
+        _cleanup_closedir_ DIR *dh = NULL;
 
-        /* Remove objects whose directory is gone or was replaced. */
+        /* Remove objects whose directory is gone or was replaced, re-read
+         * the others. Backwards: a removal shifts only those already seen. */
         for (size_t i = set->n; full && i > 0; i--) {
                 struct sbd_object *o = set->sorted[i - 1];
-                if (!sysfs_same_dir(o->syspath, o->st_dev, o->st_ino))
+                if (object_gone(o) || (object_refresh(o) == -ENOENT && object_gone(o)))
                         tree_remove(d, o);
         }
-        n_before = set->n;
-        seen = calloc(n_before + 1, sizeof(bool));
-        if (!seen)
-                return -ENOMEM;
-        for (size_t i = 0; full && i < n_before; i++)
-                object_refresh(set->sorted[i]);
 
+        dh = opendir(dir);
         if (!dh)
                 return errno == ENOENT ? 0 : -errno;
         for (struct dirent *de; (de = readdir(dh));) {

@@ -68,7 +68,8 @@ static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
                 return;
         }
         log_debug("Wrote '%s' to %s/%s", s->value, o->syspath, def->file);
-        object_refresh_attr(o, s->index);
+        if (object_refresh_attr(o, s->index) == -ENOENT && object_gone(o))
+                tree_remove(d, o); /* the write succeeded, then it went */
         (void) sd_bus_reply_method_return(m, NULL);
 }
 

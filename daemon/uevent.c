@@ -38,8 +38,8 @@ static void handle_block(struct daemon *d, const char *syspath) {
         o = object_find(d, OBJECT_DEVICE, path_basename(parent));
         /* DISK_RO, RESIZE, and the disk coming and going: the parent's
          * size, read_only and BlockDevice may have changed. */
-        if (o && streq(o->syspath, parent))
-                object_refresh(o);
+        if (o && streq(o->syspath, parent) && object_refresh(o) == -ENOENT && object_gone(o))
+                tree_remove(d, o); /* the block child went with its parent */
 }
 
 static void handle_driver(struct daemon *d, const char *action, const char *sysname, const char *syspath) {

@@ -86,6 +86,48 @@ class Uevents(sbdtest.SbdTestCase):
         tb.uevent(tb.device_syspath(0), 'bind')
         self.wait_for(lambda: self.get(device_path(0), DEVICE_IFACE, 'Driver') == DRIVER, message='rebound')
 
+    def test_teardown_announces_no_emptied_values(self):
+        # device_del() removes the attributes first and the directory a
+        # little later; the teardown's own uevents (the block child's
+        # remove, unbind) arrive in between. Found in the VM: sbdd re-read
+        # the vanished files and announced every value as emptied just
+        # before InterfacesRemoved.
+        import os
+        tb = self.testbed
+        s = tb.device_syspath(1)
+        for attr in ('name', 'device', 'size', 'read_only', 'label', 'online'):
+            os.unlink(tb.real(s + '/' + attr))
+        tb.uevent(s + '/block/sbd1', 'remove')
+        tb.uevent(s, 'unbind')
+        self.settle(0.5)
+        self.assertEqual(self.properties_changed(device_path(1)), {})
+        self.assertEqual(self.get(device_path(1), DEVICE_IFACE, 'Label'), 'sbd1')
+        tb.remove_device(1)
+        self.wait_for(lambda: any(p == device_path(1) for p, _ in self.names('InterfacesRemoved')),
+                      message='InterfacesRemoved for sbd1')
+        self.assertEqual(self.properties_changed(device_path(1)), {})
+
+    def test_lists_signalled_only_when_changed(self):
+        # Found in the VM: a device unbound and then deleted had the
+        # driver's Devices signalled twice with the same value.
+        import os
+        tb = self.testbed
+        os.unlink(tb.real(tb.device_syspath(0) + '/driver'))
+        tb.uevent(tb.device_syspath(0), 'unbind')
+        self.wait_for(lambda: self.properties_changed(DRIVER, DRIVER_IFACE).get('Devices') == [device_path(1)],
+                      message='driver Devices without sbd0')
+        tb.remove_device(0)
+        tb.set_ndevices(1)
+        self.wait_for(lambda: self.properties_changed(ROOT, MANAGER_IFACE).get('Devices') == [device_path(1)],
+                      message='Manager Devices without sbd0')
+        self.settle(0.3)
+        driver_devices = [s for s in self.signals if s[0] == DRIVER and s[2] == 'PropertiesChanged'
+                          and 'Devices' in s[3][1]]
+        self.assertEqual(len(driver_devices), 1, driver_devices)
+        manager_devices = [s for s in self.signals if s[0] == ROOT and s[2] == 'PropertiesChanged'
+                           and 'Devices' in s[3][1]]
+        self.assertEqual(len(manager_devices), 1, manager_devices)
+
     def test_module_unload_and_load_behind_our_back(self):
         tb = self.testbed
         import shutil

@@ -77,6 +77,7 @@ _sbd_on_exit() {
 	printf '\n=== %s: %d checks, %d failed\n' "$(basename "$0")" "$_sbd_checks" "$_sbd_failed"
 	local f
 	for f in "${_sbd_failures[@]}"; do printf '    FAILED %s\n' "$f"; done
+	_sbd_save_daemon_logs
 	rm -rf "$SBD_TMP"
 	((_sbd_failed == 0)) || exit 1
 	exit 0
@@ -361,3 +362,221 @@ SBD_DEVICES=/sys/devices/system/sbd
 
 # sbd_attr DEV ATTR: the path of a device attribute (DEV like sbd0)
 sbd_attr() { printf '%s/%s/%s\n' "$SBD_DEVICES" "$1" "$2"; }
+
+# ------------------------------------------------------ the bus and the daemon
+# A real system bus (Debian's system.conf, so its deny-by-default policy and
+# its limits) with the project's policy installed, and sbdd from the build
+# tree, for the daemon-* scenarios. Calls go through busctl (values) and
+# gdbus (error names: busctl prints only the message).
+
+SBD_NAME=org.sbd.Sbd1
+SBD_OBJ=/org/sbd/Sbd1
+SBDD=${SBD_BUILD_DIR:-}/daemon/sbdd
+SBDD_PID=
+SBDD_LOG=$SBD_TMP/sbdd.log
+_sbdd_runs=0
+
+# sbd_bus_start [--polkit]: install dbus/org.sbd.Sbd1.conf and start the
+# system bus (in --systemd mode: make the running one reload its policy).
+# Without --polkit, polkitd's activation file is hidden in the overlay: no
+# polkit answers, and only root may write (the contract's rule).
+sbd_bus_start() {
+	install -m 0644 "$SBD_SOURCE_DIR/dbus/org.sbd.Sbd1.conf" /etc/dbus-1/system.d/
+	if [[ ${1:-} != --polkit && -f $_sbd_polkit_service ]]; then
+		mkdir -p /run/sbd-vm
+		mv "$_sbd_polkit_service" /run/sbd-vm/
+	fi
+	if [[ -S /run/dbus/system_bus_socket ]]; then
+		busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
+			die "the running system bus did not reload its configuration"
+		return 0
+	fi
+	mkdir -p /run/dbus
+	bg_start dbus-daemon dbus-daemon --system --nofork --nopidfile --nosyslog
+	wait_for /run/dbus/system_bus_socket 30 || die "dbus-daemon --system did not start: $(cat "$SBD_TMP/dbus-daemon.err")"
+	busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetId >/dev/null ||
+		die "the system bus does not answer"
+}
+
+_sbd_polkit_service=/usr/share/dbus-1/system-services/org.freedesktop.PolicyKit1.service
+
+# sbd_bus_polkit: from now on the bus activates the real polkitd (hidden by
+# sbd_bus_start) on the first CheckAuthorization.
+sbd_bus_polkit() {
+	[[ -f /run/sbd-vm/${_sbd_polkit_service##*/} ]] && mv "/run/sbd-vm/${_sbd_polkit_service##*/}" "$_sbd_polkit_service"
+	[[ -f $_sbd_polkit_service ]] || die "polkitd is not installed ($_sbd_polkit_service)"
+	busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig ||
+		die "the system bus did not reload its configuration"
+}
+
+# sbdd_start [SBDD_ARGS...]: install sbd.ko for modprobe/libkmod (not
+# loading it) and start sbdd in the background (default
+# --uevent-source=kernel --log-level=debug; under valgrind when
+# SBDD_VALGRIND=1) and wait until it owns org.sbd.Sbd1. Its output goes to
+# $SBDD_LOG (appended; copied to the results share at the end).
+sbdd_start() {
+	local args=(--log-level=debug) cmd=() a
+	[[ -x $SBDD ]] || die "sbdd is not built ($SBDD)"
+	sbd_module_install # so that libkmod finds sbd by name
+	[[ " $* " == *" --uevent-source"* ]] || args+=(--uevent-source=kernel)
+	if [[ ${SBDD_VALGRIND:-0} == 1 ]]; then
+		cmd=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
+			--show-leak-kinds=definite --log-file="$SBD_TMP/valgrind.%p")
+	fi
+	_sbdd_runs=$((_sbdd_runs + 1))
+	printf '=== sbdd start %d: %s\n' "$_sbdd_runs" "$*" >>"$SBDD_LOG"
+	"${cmd[@]}" "$SBDD" "${args[@]}" "$@" >>"$SBDD_LOG" 2>&1 &
+	SBDD_PID=$!
+	_sbd_bg_pid[sbdd]=$SBDD_PID
+	if ! sbdd_wait_name "${SBDD_START_TIMEOUT:-60}"; then
+		kill -0 "$SBDD_PID" 2>/dev/null || { wait "$SBDD_PID" || a=$?; log "sbdd exited with status ${a:-0}"; }
+		tail -n 20 "$SBDD_LOG" | sed 's/^/    | /'
+		die "sbdd $* did not take $SBD_NAME"
+	fi
+	pass "sbdd $* owns $SBD_NAME"
+}
+
+# assert_log ERE [WHAT]: the log of the current sbdd run has a matching line
+assert_log() {
+	local line
+	line=$(sed -n "/^=== sbdd start $_sbdd_runs:/,\$p" "$SBDD_LOG" | grep -E -m 1 -- "$1" || true)
+	if [[ -n $line ]]; then
+		pass "${2:-sbdd log}: $line"
+	else
+		fail "${2:-sbdd log} has no line matching /$1/"
+	fi
+}
+
+# sbdd_wait_name [TIMEOUT_S]: until org.sbd.Sbd1 has an owner
+sbdd_wait_name() {
+	timeout "${1:-60}" gdbus wait --system --timeout "${1:-60}" "$SBD_NAME" >/dev/null 2>&1
+}
+
+# sbdd_stop: SIGTERM; the daemon must exit with status 0 (and, under
+# valgrind, report no error) and release its name.
+sbdd_stop() {
+	local rc=0 f
+	[[ -n $SBDD_PID ]] || return 0
+	kill -TERM "$SBDD_PID" 2>/dev/null || true
+	wait "$SBDD_PID" || rc=$?
+	unset "_sbd_bg_pid[sbdd]"
+	assert_eq 0 "$rc" "sbdd's exit status after SIGTERM"
+	if [[ ${SBDD_VALGRIND:-0} == 1 ]]; then
+		for f in "$SBD_TMP"/valgrind.*; do
+			[[ -s $f ]] || continue
+			fail "valgrind reported on sbdd: $(head -c 2000 "$f")"
+		done
+	fi
+	SBDD_PID=
+	if busctl --system status "$SBD_NAME" >/dev/null 2>&1; then
+		fail "$SBD_NAME still has an owner after sbdd exited"
+	else
+		pass "$SBD_NAME released"
+	fi
+}
+
+# sbdd_alive: the daemon still runs and answers a Ping
+sbdd_alive() {
+	if [[ -n $SBDD_PID ]] && kill -0 "$SBDD_PID" 2>/dev/null &&
+		busctl --system call "$SBD_NAME" "$SBD_OBJ" org.freedesktop.DBus.Peer Ping >/dev/null 2>&1; then
+		pass "sbdd runs and answers Ping"
+	else
+		fail "sbdd does not answer (pid ${SBDD_PID:-none})"
+	fi
+}
+
+# sbd_dev_path NAME: the object path of a device (plain names only)
+sbd_dev_path() { printf '%s/devices/%s\n' "$SBD_OBJ" "$1"; }
+
+# dbus_get PATH INTERFACE PROPERTY: busctl get-property's "TYPE VALUE"
+dbus_get() {
+	busctl --system get-property "$SBD_NAME" "$1" "$2" "$3" 2>&1
+}
+
+# dbus_error [--as-nobody] GDBUS_CALL_ARGS...: run `gdbus call --system -d
+# org.sbd.Sbd1 ARGS` (as uid/gid 65534: a separate, unprivileged caller)
+# and print the D-Bus error's name, or "ok" when the call succeeded.
+dbus_error() {
+	local out pre=()
+	if [[ $1 == --as-nobody ]]; then
+		pre=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+		shift
+	fi
+	if out=$("${pre[@]}" gdbus call --system -d "$SBD_NAME" "$@" 2>&1); then
+		echo ok
+	elif [[ $out =~ GDBus\.Error:([A-Za-z0-9_.]+) ]]; then
+		echo "${BASH_REMATCH[1]}"
+	else
+		echo "unexpected: ${out:0:200}"
+	fi
+}
+
+# expect_dbus_error ERROR_NAME GDBUS_CALL_ARGS...: the call fails with that error
+expect_dbus_error() {
+	local want=$1 got
+	shift
+	got=$(dbus_error "$@")
+	assert_eq "$want" "$got" "error of ${*: -3}"
+}
+
+# dbus_set PATH PROPERTY GVARIANT: Properties.Set of a Device property via gdbus
+dbus_set() {
+	gdbus call --system -d "$SBD_NAME" -o "$1" -m org.freedesktop.DBus.Properties.Set \
+		org.sbd.Sbd1.Device "$2" "$3"
+}
+
+# sbd_check_tree [--timeout S] [--quiet]: the daemon's tree (Manager.Devices,
+# Drivers, GetManagedObjects) equals sysfs, typed as the contract says; waits
+# up to S seconds (default 30) for it to settle.
+sbd_check_tree() {
+	local out rc=0
+	out=$(/usr/bin/python3 "$SBD_SOURCE_DIR/tests/vm/scenarios/daemon-check.py" tree "$@" 2>&1) || rc=$?
+	if ((rc == 0)); then
+		pass "tree equals sysfs: ${out##*$'\n'}"
+	else
+		fail "tree differs from sysfs: ${out:0:3000}"
+	fi
+}
+
+# sbd_monitor_start: `busctl monitor --json=short org.sbd.Sbd1` in the
+# background (one message a line in $SBD_TMP/monitor.out), ready once it
+# has seen one of our Pings to the daemon.
+sbd_monitor_start() {
+	local i
+	bg_start monitor busctl --system monitor --json=short "$SBD_NAME"
+	for ((i = 0; i < 100; i++)); do
+		busctl --system call "$SBD_NAME" "$SBD_OBJ" org.freedesktop.DBus.Peer Ping >/dev/null 2>&1 || true
+		grep -q '"member":"Ping"' "$SBD_TMP/monitor.out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	die "busctl monitor did not start: $(head -c 500 "$SBD_TMP/monitor.err")"
+}
+
+# monitor_count STRING...: how many monitored messages contain every STRING
+monitor_count() {
+	awk -v n=$# 'BEGIN { for (i = 1; i <= n; i++) want[i] = ARGV[i]; ARGC = 1 }
+		{ for (i = 1; i <= n; i++) if (!index($0, want[i])) next; c++ }
+		END { print c + 0 }' "$@" <"$SBD_TMP/monitor.out"
+}
+
+# monitor_wait TIMEOUT_S STRING...: until a monitored message contains every STRING
+monitor_wait() {
+	local t=$1 i
+	shift
+	for ((i = 0; i < t * 10; i++)); do
+		(($(monitor_count "$@") > 0)) && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# pc_of PATH: the start of a PropertiesChanged from the daemon on PATH, as
+# monitor_count matches it: "path":"PATH","interface":"...Properties","member":"PropertiesChanged"
+pc_of() {
+	printf '"path":"%s","interface":"org.freedesktop.DBus.Properties","member":"PropertiesChanged"' "$1"
+}
+
+_sbd_save_daemon_logs() {
+	[[ -d ${SBD_VM_RESULTS:-} && -f $SBDD_LOG ]] || return 0
+	cp "$SBDD_LOG" "$SBD_VM_RESULTS/" 2>/dev/null || true
+}

@@ -4,9 +4,7 @@
 # (dbus-daemon with the project's policy), with the kernel's own uevents and
 # sysfs_notify, a real block device and the kernel's real errors.
 #
-#   SBD_BUILD_DIR=build tests/vm/run-vm --timeout 300 clients/tests/vm-clients.sh
-#
-# Lives with the clients until the VM layer takes it in (tests/vm/scenarios).
+#   tests/vm/run-vm --timeout 400 tests/vm/scenarios/clients.sh
 # shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 

@@ -1,0 +1,158 @@
+#!/bin/bash
+# sbdd on a real system bus against the real module: it loads sbd by name
+# through libkmod (with parameters), listens to kernel uevents (also when
+# left to choose), and mirrors the driver and the devices: busctl tree,
+# get-property of every attribute equal to its sysfs file with the
+# contract's type, GetManagedObjects equal to sysfs; SIGTERM ends it with
+# status 0 and leaves the module loaded. Run with SBDD_VALGRIND=1 (see
+# daemon-valgrind.sh) the daemon runs under valgrind.
+# shellcheck source=tests/vm/lib.sh
+. "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
+
+DEV0=$(sbd_dev_path sbd0)
+DRV=$SBD_OBJ/drivers/sbd
+
+# prop_of FILE: the contract's property name (read_only -> ReadOnly)
+prop_of() {
+	local out='' part parts
+	IFS='_/' read -ra parts <<<"$1"
+	for part in "${parts[@]}"; do out+=${part^}; done
+	printf '%s' "$out"
+}
+
+# busctl_value KIND PROPERTY TEXT: what busctl get-property prints for TEXT
+busctl_value() {
+	local t=s v=$3
+	case "$1:$2" in
+	device:Size) t=t ;;
+	device:ReadOnly | device:Online) t=b ;;
+	driver:Ndevices) t=u ;;
+	esac
+	case $t in
+	b) [[ $v == 1 ]] && v=true || v=false ;;
+	s)
+		v=${v//\\/\\\\}
+		v=${v//\"/\\\"}
+		v=${v//$'\n'/\\n}
+		v=${v//$'\t'/\\t}
+		v="\"$v\""
+		;;
+	esac
+	printf '%s %s' "$t" "$v"
+}
+
+# check_attributes KIND SYSFS_DIR OBJECT_PATH INTERFACE: every readable
+# attribute file (and those of its attribute groups) read through
+# get-property equals the file. power/* values are read live and may move
+# between two reads: the bus's answer must equal the file read just before
+# or just after (or lie between them, for the time counters).
+check_attributes() {
+	local kind=$1 dir=$2 path=$3 iface=$4 f rel prop before got after n=0
+	for f in "$dir"/* "$dir"/power/*; do
+		[[ -f $f && ! -L $f && -r $f ]] || continue
+		rel=${f#"$dir"/}
+		[[ $(stat -c %A "$f") == -r* ]] || continue # write-only: no property
+		prop=$(prop_of "$rel")
+		before=$(read_attr "$f")
+		got=$(dbus_get "$path" "$iface" "$prop")
+		after=$(read_attr "$f")
+		n=$((n + 1))
+		if [[ $got == "$(busctl_value "$kind" "$prop" "$before")" || $got == "$(busctl_value "$kind" "$prop" "$after")" ]]; then
+			pass "$prop = $got ($rel)"
+		elif [[ $rel == power/runtime_*_time && $got =~ ^s\ \"([0-9]+)\"$ ]] &&
+			((before <= BASH_REMATCH[1] && BASH_REMATCH[1] <= after)); then
+			pass "$prop = $got (live, between $before and $after)"
+		else
+			fail "$prop: bus says $got, $rel holds $(shown "$before")"
+		fi
+	done
+	((n >= 2)) || fail "no attributes found in $dir"
+}
+
+step "a system bus with the project's policy"
+sbd_bus_start
+assert_exists /etc/dbus-1/system.d/org.sbd.Sbd1.conf
+assert_eq "" "$(busctl --system status "$SBD_NAME" 2>/dev/null)" "no owner of $SBD_NAME yet"
+
+step "sbdd loads sbd by name through libkmod, with parameters"
+sbd_module_install
+assert_not_exists /sys/module/sbd
+assert_match "^/lib/modules/$(uname -r)/extra/sbd.ko$" "$(modinfo -n sbd)" "modinfo -n sbd"
+sbdd_start -p ndevices=2 -p size=32M
+assert_exists /sys/module/sbd
+assert_file_content /sys/module/sbd/initstate live
+assert_file_content /sys/module/sbd/parameters/ndevices 2
+assert_log 'Loaded module sbd with ndevices=2 size=32M'
+assert_log 'Listening to kernel uevents'
+assert_eq 's "live"' "$(dbus_get "$SBD_OBJ/module" org.sbd.Sbd1.Module State)" "Module.State"
+assert_eq 's "sbd"' "$(dbus_get "$SBD_OBJ/module" org.sbd.Sbd1.Module Name)" "Module.Name"
+params=$(dbus_get "$SBD_OBJ/module" org.sbd.Sbd1.Module Parameters)
+assert_match '"ndevices" "2"' "$params" "Module.Parameters"
+assert_match '"size" "33554432"' "$params" "Module.Parameters"
+assert_eq "u $(read_attr /sys/module/sbd/refcnt)" "$(dbus_get "$SBD_OBJ/module" org.sbd.Sbd1.Module RefCount)" "Module.RefCount"
+
+step "busctl tree shows the manager, the module, the driver and both devices"
+tree=$(busctl --system tree "$SBD_NAME" 2>&1)
+printf '%s\n' "$tree" | sed 's/^/    /'
+for p in "$SBD_OBJ" "$SBD_OBJ/module" "$DRV" "$DEV0" "$(sbd_dev_path sbd1)"; do
+	assert_match "(^|[^/[:alnum:]])$p\$" "$(grep -E -- "$p\$" <<<"$tree" | head -n 1)" "tree entry"
+done
+assert_eq 2 "$(grep -c -- "$SBD_OBJ/devices/sbd" <<<"$tree")" "device entries in the tree"
+assert_eq 'ao 1 "/org/sbd/Sbd1/drivers/sbd"' "$(dbus_get "$SBD_OBJ" org.sbd.Sbd1.Manager Drivers)" "Manager.Drivers"
+assert_eq 'ao 2 "/org/sbd/Sbd1/devices/sbd0" "/org/sbd/Sbd1/devices/sbd1"' \
+	"$(dbus_get "$SBD_OBJ" org.sbd.Sbd1.Manager Devices)" "Manager.Devices"
+
+step "every attribute of sbd0 through get-property equals its sysfs file"
+check_attributes device "$SBD_DEVICES/sbd0" "$DEV0" org.sbd.Sbd1.Device
+assert_eq 's "sbd0"' "$(dbus_get "$DEV0" org.sbd.Sbd1.Device SysName)" SysName
+assert_eq 's "/sys/devices/system/sbd/sbd0"' "$(dbus_get "$DEV0" org.sbd.Sbd1.Device SysPath)" SysPath
+assert_eq 'o "/org/sbd/Sbd1/drivers/sbd"' "$(dbus_get "$DEV0" org.sbd.Sbd1.Device Driver)" Driver
+assert_eq 's "/dev/sbd0"' "$(dbus_get "$DEV0" org.sbd.Sbd1.Device BlockDevice)" BlockDevice
+assert_eq 't 33554432' "$(dbus_get "$DEV0" org.sbd.Sbd1.Device Size)" "Size (the -p size=32M)"
+
+step "every attribute of the driver through get-property equals its sysfs file"
+check_attributes driver "$SBD_DRV" "$DRV" org.sbd.Sbd1.Driver
+assert_eq 'u 2' "$(dbus_get "$DRV" org.sbd.Sbd1.Driver Ndevices)" Ndevices
+assert_eq 'ao 2 "/org/sbd/Sbd1/devices/sbd0" "/org/sbd/Sbd1/devices/sbd1"' \
+	"$(dbus_get "$DRV" org.sbd.Sbd1.Driver Devices)" "Driver.Devices"
+
+step "write-only attributes are not properties"
+for p in NewDevice DeleteDevice Bind Unbind Uevent; do
+	expect_dbus_error org.freedesktop.DBus.Error.UnknownProperty -o "$DRV" \
+		-m org.freedesktop.DBus.Properties.Get org.sbd.Sbd1.Driver "$p"
+done
+
+step "GetManagedObjects equals sysfs"
+sbd_check_tree
+
+step "the daemon's descriptors and limits"
+assert_match "^Max open files +([0-9]+) +\\1 " "$(grep 'Max open files' "/proc/$SBDD_PID/limits")" "soft = hard limit"
+nofile=$(awk '/Max open files/ {print $4}' "/proc/$SBDD_PID/limits")
+if ((nofile >= 65536)); then pass "RLIMIT_NOFILE raised to $nofile"; else fail "RLIMIT_NOFILE is only $nofile"; fi
+targets=$(find "/proc/$SBDD_PID/fd" -mindepth 1 -printf '%l\n')
+per_dev=$(grep -c '^/sys/devices/system/sbd/sbd0\(/\|$\)' <<<"$targets" || true)
+log "sbdd holds $(wc -l <<<"$targets") descriptors with 2 devices, $per_dev of them for sbd0:"
+grep '^/sys/devices/system/sbd/sbd0' <<<"$targets" | sed 's/^/      /'
+assert_eq 4 "$per_dev" "descriptors per device (directory + size, read_only, label watches)"
+
+step "SIGTERM: exit status 0, the module and its disks stay"
+sbdd_stop
+assert_file_content /sys/module/sbd/initstate live
+assert_exists "$SBD_DEVICES/sbd1"
+
+step "restarted with --uevent-source=auto: no udevd here, so kernel uevents"
+assert_not_exists /run/udev/control
+sbdd_start --uevent-source=auto
+assert_log 'Module sbd is live, not loading it' "the live module is not loaded again"
+assert_log 'Listening to kernel uevents' "uevent source"
+assert_eq 0 "$(grep -c 'Listening to udev' "$SBDD_LOG")" "runs that listened to udev"
+# Online changes only through the driver core's offline/online uevents.
+attr_write "$SBD_DEVICES/sbd1/online" 0
+for _ in {1..40}; do
+	[[ $(dbus_get "$(sbd_dev_path sbd1)" org.sbd.Sbd1.Device Online) == "b false" ]] && break
+	sleep 0.25
+done
+assert_eq "b false" "$(dbus_get "$(sbd_dev_path sbd1)" org.sbd.Sbd1.Device Online)" "Online after the offline uevent"
+attr_write "$SBD_DEVICES/sbd1/online" 1
+sbd_check_tree
+sbdd_stop
