@@ -73,10 +73,10 @@ sbd_module_install
 printf '[Parameters]\nndevices=2\nsize=16M\n' >/etc/sbd/sbdd.conf
 assert_ok systemctl daemon-reload
 assert_ok busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
-assert_match "\"$NAME\"" "$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus \
-	org.freedesktop.DBus ListActivatableNames)" "$NAME is activatable"
-assert_match '"org.freedesktop.PolicyKit1"' "$(busctl --system call org.freedesktop.DBus \
-	/org/freedesktop/DBus org.freedesktop.DBus ListActivatableNames)" "polkit is activatable"
+activatable=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+	ListActivatableNames)
+assert_match "\"$NAME\"" "$activatable" "$NAME is activatable"
+assert_match '"org.freedesktop.PolicyKit1"' "$activatable" "polkit is activatable"
 assert_match '^(/usr)?/lib/systemd/system/sbdd\.service$' "$(systemctl show -P FragmentPath sbdd.service)" "the unit's file"
 
 tstep "nothing runs yet"
@@ -111,7 +111,7 @@ assert_ne 0 "$pid1" "MainPID"
 tstep "the hardening is in effect"
 props=(CapabilityBoundingSet=cap_sys_module NoNewPrivileges=yes PrivateNetwork=yes
 	ProtectSystem=strict ProtectKernelTunables=yes ProtectKernelModules=no PrivateDevices=yes
-	RestrictNamespaces=yes MemoryDenyWriteExecute=yes WatchdogUSec=3min LimitNOFILE=131072
+	RestrictNamespaces=yes MemoryDenyWriteExecute=yes WatchdogUSec=3min LimitNOFILE=524288
 	'ReadWritePaths=/sys/devices/system /sys/bus' 'RestrictAddressFamilies=AF_NETLINK AF_UNIX')
 names=("${props[@]%%=*}")
 mapfile -t shown < <(systemctl show sbdd.service "${names[@]/#/--property=}")
