@@ -214,6 +214,7 @@ static void daemon_done(struct daemon *d) {
 }
 
 static int run(struct daemon *d) {
+        const char *unique_name;
         sigset_t mask;
         int r;
 
@@ -231,6 +232,13 @@ static int run(struct daemon *d) {
         r = sd_event_default(&d->event);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the event loop: %m");
+        /* Under systemd with WatchdogSec=, the loop itself sends
+         * WATCHDOG=1 (at 1/2 to 3/4 of the interval, coalesced with other
+         * timers): a stuck loop gets the service restarted. Without
+         * WATCHDOG_USEC there is no timer at all. */
+        r = sd_event_set_watchdog(d->event, true);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set up the service watchdog: %m");
         (void) sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
         (void) sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
 
@@ -240,17 +248,18 @@ static int run(struct daemon *d) {
         r = sd_bus_open_system(&d->bus);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to the system bus: %m");
+        /* sd-bus authenticates and says Hello only as the connection is
+         * processed, and nothing processes it until the event loop runs:
+         * loading a module with thousands of disks and enumerating them
+         * can take longer than the bus daemon waits for a connection to
+         * authenticate (dbus-daemon's auth_timeout, 30 s), which then
+         * drops it. Finish the handshake now. */
+        r = sd_bus_get_unique_name(d->bus, &unique_name);
+        if (r < 0)
+                return log_error_errno(r, "Cannot connect to the system bus: %m");
         r = sd_bus_attach_event(d->bus, d->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop: %m");
-        /* Under systemd with WatchdogSec=, the loop itself sends
-         * WATCHDOG=1 (at 1/2 to 3/4 of the interval, coalesced with other
-         * timers): a stuck loop gets the service restarted. Without
-         * WATCHDOG_USEC there is no timer at all. */
-        r = sd_event_set_watchdog(d->event, true);
-        if (r < 0)
-                log_warning_errno(r, "Cannot set up the service watchdog: %m");
-
         r = module_setup(d);
         if (r < 0)
                 return r;
