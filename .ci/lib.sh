@@ -9,19 +9,25 @@ sbd_warn() { printf '!!! %s\n' "$*" >&2; }
 sbd_die() { printf '!!! %s\n' "$*" >&2; exit 1; }
 
 # The kernel release everything is built for and booted: $SBD_KREL if set,
-# else the one Debian's linux-headers-amd64 metapackage pulls in (the distro's
-# default kernel, 6.1 on Debian 12), else the newest installed
-# /usr/src/linux-headers-*-amd64 that has a /boot/vmlinuz of the same version.
-# Extra headers (6.12, for compile checks only) do not move it.
+# else what module/kernel-release.sh says (the one rule of the project: the
+# release Debian's linux-headers-amd64 metapackage pulls in, 6.1 on Debian 12,
+# else the newest installed headers with a /boot/vmlinuz of the same
+# version). Extra headers (6.12, for compile checks only) do not move it.
 sbd_kernel_release() {
 	local krel dep d
 	if [[ -n ${SBD_KREL:-} ]]; then
 		printf '%s\n' "$SBD_KREL"
 		return 0
 	fi
+	if [[ -x $SBD_SOURCE_DIR/module/kernel-release.sh ]]; then
+		krel=$("$SBD_SOURCE_DIR/module/kernel-release.sh") ||
+			sbd_die "no kernel headers with a matching /boot/vmlinuz: run .ci/install-deps"
+		printf '%s\n' "$krel"
+		return 0
+	fi
 	dep=$(dpkg-query -W -f '${Depends}' linux-headers-amd64 2>/dev/null || true)
 	krel=$(sed -n 's/.*linux-headers-\([^ ,]*-amd64\).*/\1/p' <<<"$dep")
-	if [[ -n $krel && -d /usr/src/linux-headers-$krel ]]; then
+	if [[ -n $krel && -d /usr/src/linux-headers-$krel && -e /boot/vmlinuz-$krel ]]; then
 		printf '%s\n' "$krel"
 		return 0
 	fi

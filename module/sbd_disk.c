@@ -39,6 +39,12 @@ static blk_status_t sbd_transfer(struct sbd_dev *sbd, struct request *rq)
 		else
 			ret = sbd_store_read(sbd, sector, bv.bv_page,
 					     bv.bv_offset, bv.bv_len);
+		/*
+		 * Out of memory for a new page: blk-mq retries the request
+		 * later; rewriting the segments already copied is harmless.
+		 */
+		if (ret == -ENOMEM)
+			return BLK_STS_RESOURCE;
 		if (ret)
 			return errno_to_blk_status(ret);
 		sector += bv.bv_len >> SECTOR_SHIFT;
@@ -72,6 +78,8 @@ static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
 		}
 	}
 
+	if (status == BLK_STS_RESOURCE)
+		return status;
 	blk_mq_end_request(rq, status);
 	return BLK_STS_OK;
 }
@@ -292,12 +300,8 @@ int sbd_disk_init(void)
 	sbd_tag_set.nr_hw_queues = 1;
 	sbd_tag_set.queue_depth = SBD_QUEUE_DEPTH;
 	sbd_tag_set.numa_node = NUMA_NO_NODE;
-	/*
-	 * BLOCKING: the first write to a page allocates it, which may sleep.
-	 * No scheduler by default: reordering requests buys RAM nothing.
-	 */
-	sbd_tag_set.flags = SBD_MQ_F_MERGE | BLK_MQ_F_BLOCKING |
-			    BLK_MQ_F_NO_SCHED_BY_DEFAULT;
+	/* No scheduler by default: reordering requests buys RAM nothing. */
+	sbd_tag_set.flags = SBD_MQ_F_MERGE | BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 
 	ret = blk_mq_alloc_tag_set(&sbd_tag_set);
 	if (ret) {

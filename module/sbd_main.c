@@ -8,6 +8,8 @@
  * /sys/bus/sbd/{devices,drivers}/.  The driver "sbd" binds to every device
  * on it and adds its gendisk with the device as parent.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/device.h>
 #include <linux/init.h>
 #include <linux/kernel.h>

@@ -29,8 +29,10 @@ static unsigned int sbd_page_offset(sector_t sector)
 /*
  * Return the page holding @sector, allocating it if needed.  Two writers
  * racing for the same new page both allocate; xa_cmpxchg() keeps the first
- * and the loser frees its own.  Called from a BLK_MQ_F_BLOCKING queue, so
- * the allocation may sleep, but must not recurse into I/O.
+ * and the loser frees its own.  Called from ->queue_rq(), which must not
+ * sleep (the queue is not BLK_MQ_F_BLOCKING: quiescing it then needs only
+ * RCU, not the tag set's SRCU), so the allocation does not wait: under
+ * memory pressure it fails and the request is retried by blk-mq.
  */
 static struct page *sbd_store_get_page(struct sbd_dev *sbd, pgoff_t index)
 {
@@ -40,11 +42,11 @@ static struct page *sbd_store_get_page(struct sbd_dev *sbd, pgoff_t index)
 	if (page)
 		return page;
 
-	page = alloc_page(GFP_NOIO | __GFP_ZERO | __GFP_HIGHMEM);
+	page = alloc_page(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO | __GFP_HIGHMEM);
 	if (!page)
 		return NULL;
 
-	cur = xa_cmpxchg(&sbd->pages, index, NULL, page, GFP_NOIO);
+	cur = xa_cmpxchg(&sbd->pages, index, NULL, page, GFP_NOWAIT | __GFP_NOWARN);
 	if (!cur)
 		return page;
 

@@ -195,7 +195,11 @@ static ssize_t label_show(struct device *dev, struct device_attribute *attr,
 	return ret;
 }
 
-/* A label is 1 to SBD_LABEL_MAX printable characters; one newline may end it. */
+/*
+ * A label is 1 to SBD_LABEL_MAX printable ASCII characters; one newline may
+ * end it.  The kernel's isprint() also takes Latin-1's upper half, which
+ * would make labels that are not valid UTF-8 for userspace (and D-Bus).
+ */
 static int sbd_parse_label(const char *buf, size_t count, size_t *len)
 {
 	size_t i;
@@ -205,7 +209,7 @@ static int sbd_parse_label(const char *buf, size_t count, size_t *len)
 	if (!count || count > SBD_LABEL_MAX)
 		return -EINVAL;
 	for (i = 0; i < count; i++)
-		if (!isprint(buf[i]))
+		if (!isascii(buf[i]) || !isprint(buf[i]))
 			return -EINVAL;
 	*len = count;
 	return 0;

@@ -44,8 +44,14 @@ class Notify(sbdtest.SbdTestCase):
         os.environ['NOTIFY_SOCKET'] = self.sock_path
         self.start_sbdd()
         self.assertTrue(self.receive(lambda: self.count('READY=1') > 0), self.messages)
-        ready = [m for m in self.messages if 'READY=1' in m.split('\n')][0]
-        self.assertIn('STATUS=Mirroring 2 sbd device(s), module live.', ready)
+        # STATUS= comes with or before READY=1, so that systemctl status
+        # shows it as soon as the unit is active.
+        upto_ready = []
+        for m in self.messages:
+            upto_ready += m.split('\n')
+            if 'READY=1' in m.split('\n'):
+                break
+        self.assertIn('STATUS=Mirroring 2 sbd device(s), module live.', upto_ready)
 
     def test_watchdog_keepalive(self):
         # Found in the VM: under sbdd.service (WatchdogSec=60s) systemd

@@ -1,5 +1,5 @@
 #!/bin/bash
-# (g) A small stress: direct I/O on two disks while their attributes are
+# (g) A small stress: direct I/O (fio and dd) on two disks while their attributes are
 # written, and disks are added, used and deleted, for SECONDS (default 25)
 # of guest time. Every write must succeed or fail with an errno that
 # contract.md allows at that moment; data outside the stressed area must
@@ -15,22 +15,30 @@ errors=$SBD_TMP/errors
 # bad WHO WHAT: record an unexpected result
 bad() { echo "$1: $2" >>"$errors"; }
 
-# try PATH VALUE ALLOWED_ERRNO...: one write; record anything else
+# try PATH VALUE ALLOWED_ERRNO...: one write; record anything else. Every
+# outcome is counted in $SBD_TMP/ops (attribute and result per line).
 try() {
 	local path=$1 value=$2 got rc=0 e
 	shift 2
 	got=$("$SBD_VM_TOOL" write "$path" "$value" 2>/dev/null) || rc=$?
+	echo "${path##*/} ${got:-ok}" >>"$SBD_TMP/ops"
 	((rc == 0)) && return 0
 	for e in "$@"; do [[ $got == "$e" ]] && return 0; done
 	bad "write '$value' > $path" "${got:-status $rc}"
 }
 
-io_worker() { # DEV: random 64 KiB direct writes and reads beyond the first 4 MiB
+io_worker() { # DEV: direct I/O beyond the first 4 MiB: fio read bursts (the disk held
+	# open: size writes get EBUSY) and single dd runs (open and closed again)
 	local dev=$1 end=$((SECONDS + duration)) blk
 	while ((SECONDS < end)); do
-		blk=$((64 + RANDOM % 192)) # 64 KiB blocks 64..255: 4..16 MiB
-		dd if=/dev/urandom of="/dev/$dev" bs=64K seek=$blk count=4 oflag=direct conv=notrunc status=none 2>/dev/null || true
-		dd if="/dev/$dev" of=/dev/null bs=64K skip=$blk count=4 iflag=direct status=none 2>/dev/null || true
+		fio --name="stress-$dev" --filename="/dev/$dev" --rw=randread --bs=4k --direct=1 \
+			--ioengine=psync --numjobs=2 --offset=4M --size=12M --time_based --runtime=8 \
+			--continue_on_error=all --output=/dev/null >/dev/null 2>&1 || true
+		for _ in 1 2; do
+			blk=$((64 + RANDOM % 192)) # 64 KiB blocks 64..255: 4..16 MiB
+			dd if=/dev/urandom of="/dev/$dev" bs=64K seek=$blk count=4 oflag=direct conv=notrunc status=none 2>/dev/null || true
+			dd if="/dev/$dev" of=/dev/null bs=64K skip=$blk count=4 iflag=direct status=none 2>/dev/null || true
+		done
 	done
 }
 
@@ -88,6 +96,7 @@ for pid in "${pids[@]}"; do
 done
 bg_stop all
 log "uevents seen: $(bg_output all | wc -l)"
+log "writes (attribute result count): $(sort "$SBD_TMP/ops" | uniq -c | awk '{printf "%s %s %s; ", $2, $3, $1}')"
 if [[ -s $errors ]]; then
 	fail "$(wc -l <"$errors") unexpected results, first: $(head -n 5 "$errors" | tr '\n' ';')"
 else

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Test actions (--set, --add, --remove): each drives the window's widgets as a
+ * user would (types into an entry and presses Enter, flips a switch, clicks a
+ * button), waits for the daemon's answers, and reports what the window shows. */
+
+#include "app.h"
+#include "device-row.h"
+
+static void report(SbdApp *app, const char *action, const char *error) {
+        g_autoptr(GString) out = g_string_new("{\"action\":");
+
+        if (error) {
+                g_printerr("sbd-manager: action %s failed: %s\n", action, error);
+                app->exit_status = 1;
+        }
+        if (!app->dump_model)
+                return;
+        sbd_output_json_string(out, action);
+        g_string_append(out, ",\"error\":");
+        if (error)
+                sbd_output_json_string(out, error);
+        else
+                g_string_append(out, "null");
+        g_print("%s}\n", out->str);
+}
+
+/* "sbd0:Label=text" */
+static gboolean run_set(SbdApp *app, const char *spec, GError **error) {
+        g_auto(GStrv) dev = g_strsplit(spec, ":", 2);
+        g_auto(GStrv) prop = NULL;
+        DeviceRow *row;
+
+        if (!dev[0] || !dev[1] || !strchr(dev[1], '=')) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "expected DEV:PROPERTY=VALUE");
+                return FALSE;
+        }
+        prop = g_strsplit(dev[1], "=", 2);
+        row = sbd_device_row_find(app, dev[0]);
+        if (!row) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "the window shows no device %s", dev[0]);
+                return FALSE;
+        }
+        return sbd_device_row_edit(row, prop[0], prop[1], error);
+}
+
+/* "64M" or "64M:3" */
+static gboolean run_add(SbdApp *app, const char *spec, GError **error) {
+        g_auto(GStrv) parts = g_strsplit(spec, ":", 2);
+
+        gtk_editable_set_text(GTK_EDITABLE(app->add_size), parts[0] ?: "");
+        gtk_editable_set_text(GTK_EDITABLE(app->add_id), parts[0] && parts[1] ? parts[1] : "");
+        if (!gtk_widget_is_sensitive(app->add_button)) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the Add button is disabled");
+                return FALSE;
+        }
+        g_signal_emit_by_name(app->add_button, "clicked"); /* what a click emits */
+        return TRUE;
+}
+
+static gboolean run_remove(SbdApp *app, const char *name, GError **error) {
+        DeviceRow *row = sbd_device_row_find(app, name);
+
+        if (!row) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "the window shows no device %s", name);
+                return FALSE;
+        }
+        sbd_device_row_click_remove(row);
+        return TRUE;
+}
+
+static gboolean run(SbdApp *app, const char *action, GError **error) {
+        if (g_str_has_prefix(action, "set "))
+                return run_set(app, action + 4, error);
+        if (g_str_has_prefix(action, "add "))
+                return run_add(app, action + 4, error);
+        if (g_str_has_prefix(action, "remove "))
+                return run_remove(app, action + 7, error);
+        g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "unknown action");
+        return FALSE;
+}
+
+/* Called when an action's calls are answered: report what the window says. */
+static void finish_previous(SbdApp *app) {
+        if (app->next_action == 0)
+                return;
+        report(app, app->actions[app->next_action - 1], sbd_window_error(app));
+}
+
+void sbd_actions_continue(SbdApp *app) {
+        g_autoptr(GError) error = NULL;
+        const char *action;
+
+        if (!app->up_to_date || app->in_flight > 0 || app->actions_done)
+                return;
+        finish_previous(app);
+        if (!app->actions || !app->actions[app->next_action]) {
+                app->actions_done = TRUE;
+                sbd_output_when_ready(app);
+                return;
+        }
+
+        action = app->actions[app->next_action++];
+        sbd_window_clear_error(app);
+        if (!run(app, action, &error)) {
+                sbd_window_show_error(app, error->message);
+                sbd_output_model_changed(app);
+        }
+        /* Nothing sent (no change, or refused here): go on. */
+        if (app->in_flight == 0)
+                g_idle_add_once((GSourceOnceFunc) sbd_actions_continue, app);
+}
+
+void sbd_actions_start(SbdApp *app) {
+        sbd_actions_continue(app);
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* sbd-manager's one context: options, the bus, the window's widgets, the rows. */
+
+#include <gtk/gtk.h>
+
+#include "sbd-generated.h"
+
+#define SBD_BUS_NAME "org.sbd.Sbd1"
+#define SBD_ROOT_PATH "/org/sbd/Sbd1"
+
+typedef enum Column {
+        COLUMN_NAME,
+        COLUMN_LABEL,
+        COLUMN_SIZE,
+        COLUMN_READ_ONLY,
+        COLUMN_ONLINE,
+        COLUMN_REMOVE,
+        N_COLUMNS,
+} Column;
+
+typedef struct SbdApp {
+        GtkApplication *gtk;
+
+        /* Options */
+        char *address;                  /* NULL: the system bus */
+        char *screenshot;               /* write a PNG once up to date, then exit */
+        gboolean dump_model;            /* print the rows shown, as JSON */
+        gboolean watch;                 /* keep running and print the rows on every change */
+        char **actions;                 /* --set/--add/--remove, in command line order */
+
+        /* The bus */
+        GCancellable *cancellable;
+        GDBusConnection *connection;
+        GDBusObjectManager *objects;
+        SbdManager *manager;            /* /org/sbd/Sbd1 itself is no managed object */
+        unsigned loading;               /* initial loads still running */
+        gboolean up_to_date;            /* the initial GetManagedObjects and GetAll are in */
+        gboolean closing;               /* the window is going: touch no widget, send nothing */
+
+        /* The window */
+        GtkWidget *window;
+        GtkWidget *error_revealer;
+        GtkWidget *error_label;
+        GtkWidget *status_label;        /* "Module sbd: live" etc. */
+        GtkWidget *version_label;
+        GtkWidget *daemon_label;
+        GtkWidget *list;                /* GtkListBox of device rows */
+        GtkWidget *add_size;
+        GtkWidget *add_id;
+        GtkWidget *add_button;
+        GtkSizeGroup *columns[N_COLUMNS];
+        GHashTable *rows;               /* object path -> DeviceRow */
+
+        /* Operations on the daemon not answered yet, and the test actions */
+        unsigned in_flight;
+        unsigned next_action;
+        gboolean actions_done;
+        guint dump_source;
+        int exit_status;
+} SbdApp;
+
+/* app.c: connecting and following the daemon's objects. */
+void sbd_app_connect(SbdApp *app);
+/* The window is being destroyed: stop following the daemon, cancel what runs. */
+void sbd_app_shutdown(SbdApp *app);
+void sbd_app_free(SbdApp *app);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(SbdApp, sbd_app_free)
+
+/* window.c */
+void sbd_window_build(SbdApp *app);
+void sbd_window_show_error(SbdApp *app, const char *text);
+const char *sbd_window_error(SbdApp *app);
+void sbd_window_clear_error(SbdApp *app);
+
+/* module-view.c: the module's state and version, the daemon's version. */
+void sbd_module_view_sync(SbdApp *app);
+
+/* actions.c: --set, --add and --remove, run once up to date, one after the other. */
+void sbd_actions_start(SbdApp *app);
+void sbd_actions_continue(SbdApp *app);
+
+/* output.c: --dump-model and --screenshot. */
+void sbd_output_model_changed(SbdApp *app);
+void sbd_output_when_ready(SbdApp *app);
+char *sbd_output_model_json(SbdApp *app);
+void sbd_output_json_string(GString *out, const char *s);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/* Connecting to the bus, calling the daemon, and reporting its errors. */
+
+#include <stdbool.h>
+#include <systemd/sd-bus.h>
+
+#include "introspect.h"
+#include "util.h"
+
+/* Connects to the system bus, or to address when it is not NULL. Interactive
+ * polkit authorization is allowed when `interactive` is set. */
+int sbd_bus_connect(const char *address, bool interactive, sd_bus **ret);
+
+/* Prints "sbdctl: <what>: <message>" on stderr and returns r (negative). */
+int sbd_log_errno(int r, const char *fmt, ...) _printf_(2, 3);
+
+/* Prints "sbdctl: <what>: <error message> (<error name>)" and returns r. Without
+ * a D-Bus error set, falls back to the errno text. */
+int sbd_log_bus_error(int r, const sd_bus_error *error, const char *fmt, ...) _printf_(3, 4);
+
+/* Introspects the object at path on the daemon. */
+int sbd_introspect(sd_bus *bus, const char *path, SbdIntrospection *ret, sd_bus_error *error);

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "terminal.h"
+#include "util.h"
+#include "values.h"
+
+bool sbd_colors_wanted(void) {
+        const char *e = getenv("SBD_COLORS"), *term = getenv("TERM");
+
+        if (e && sbd_parse_bool(e) >= 0)
+                return sbd_parse_bool(e) > 0;
+        if (getenv("NO_COLOR"))
+                return false;
+        if (!term || streq(term, "dumb"))
+                return false;
+        return isatty(STDOUT_FILENO);
+}
+
+static void copy_through(void) {
+        char buf[4096];
+        ssize_t n;
+
+        while ((n = read(STDIN_FILENO, buf, sizeof(buf))) > 0)
+                if (write(STDOUT_FILENO, buf, (size_t) n) != n)
+                        break;
+}
+
+/* Runs in the child: becomes the pager, reading what the parent writes. */
+_Noreturn static void run_pager(int fd) {
+        const char *pager = getenv("SBD_PAGER") ?: getenv("PAGER");
+
+        if (dup2(fd, STDIN_FILENO) < 0)
+                _exit(EXIT_FAILURE);
+        close(fd);
+        setenv("LESS", "FRSXMK", 0);
+        setenv("LESSCHARSET", "utf-8", 0);
+
+        if (pager && *pager && !streq(pager, "cat"))
+                execl("/bin/sh", "sh", "-c", pager, (char *) NULL);
+        if (!pager || !streq(pager, "cat")) {
+                execlp("less", "less", (char *) NULL);
+                execlp("more", "more", (char *) NULL);
+        }
+        copy_through();
+        _exit(EXIT_SUCCESS);
+}
+
+pid_t sbd_pager_open(void) {
+        int fds[2];
+        pid_t pid;
+
+        if (!isatty(STDOUT_FILENO))
+                return 0;
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                return -errno;
+
+        fflush(stdout);
+        pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close(fds[0]);
+                close(fds[1]);
+                return r;
+        }
+        if (pid == 0) {
+                close(fds[1]);
+                run_pager(fds[0]);
+        }
+
+        close(fds[0]);
+        if (dup2(fds[1], STDOUT_FILENO) < 0) {
+                int r = -errno;
+                close(fds[1]);
+                return r;
+        }
+        close(fds[1]);
+        /* When the user quits the pager early, stop quietly instead of dying of SIGPIPE. */
+        signal(SIGPIPE, SIG_IGN);
+        return pid;
+}
+
+void sbd_pager_close(pid_t pid) {
+        if (pid <= 0)
+                return;
+        fflush(stdout);
+        close(STDOUT_FILENO);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}

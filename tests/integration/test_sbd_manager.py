@@ -1,0 +1,296 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""sbd-manager against the real sbdd, under Xvfb.
+
+What the window shows is read from its widgets (--dump-model prints them as
+JSON; --watch prints again on every change). Edits are made with the test
+actions --set/--add/--remove, which emit the very widget signals a user's
+Enter key or click emits (GtkEntry::activate, GtkSwitch's active property,
+GtkButton::clicked), so they take the same path to the daemon as an edit.
+sbd-manager runs without umockdev's preload: it never touches sysfs.
+"""
+
+import json
+import os
+import select
+import shutil
+import signal
+import struct
+import subprocess
+import tempfile
+import time
+
+import sbdtest
+from sbdtest import DEVICE_IFACE, device_path
+
+M16 = 16 << 20
+
+
+def client_env():
+    env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
+    # no accessibility bus, and no session bus: GIO would otherwise autolaunch
+    # one on the X display (dbus-launch), which outlives the test
+    env['GTK_A11Y'] = 'none'
+    env['NO_AT_BRIDGE'] = '1'
+    env['DBUS_SESSION_BUS_ADDRESS'] = 'unix:path=/nonexistent/no-session-bus'
+    return env
+
+
+def device(n, label=None, size='16M', read_only=False, online=True):
+    return {'name': 'sbd%d' % n, 'label': label or 'sbd%d' % n, 'size': size,
+            'read_only': read_only, 'online': online}
+
+
+class ManagerTestCase(sbdtest.SbdTestCase):
+    """Starts one Xvfb per test class; sbd-manager runs on it directly (not
+    through xvfb-run, so that signals reach sbd-manager itself)."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.manager_path = os.environ.get('SBD_MANAGER')
+        if not cls.manager_path or not os.access(cls.manager_path, os.X_OK):
+            raise RuntimeError('$SBD_MANAGER must name the sbd-manager binary (meson sets it)')
+        if not shutil.which('Xvfb'):
+            raise RuntimeError('Xvfb (package xvfb) is not installed')
+        # Xvfb writes the display it found into a file: this process runs under
+        # umockdev's preload, whose wrappers must not see Xvfb's descriptor.
+        cls.xvfb_dir = tempfile.mkdtemp(prefix='sbd-xvfb-')
+        number_file = os.path.join(cls.xvfb_dir, 'display')
+        cls.xvfb = subprocess.Popen(['sh', '-c', 'exec Xvfb -displayfd 3 -noreset -nolisten tcp '
+                                     '-screen 0 1024x768x24 3>"$0"', number_file],
+                                    env=client_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        end = time.monotonic() + 30
+        number = ''
+        while time.monotonic() < end and cls.xvfb.poll() is None and not number.endswith('\n'):
+            time.sleep(0.05)
+            with open(number_file) as f:
+                number = f.read()
+        number = number.strip()
+        if not number:
+            cls.xvfb.kill()
+            raise RuntimeError('Xvfb did not start: %s' % cls.xvfb.communicate()[1].decode())
+        cls.display = ':' + number
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.xvfb.terminate()
+        cls.xvfb.wait(20)
+        shutil.rmtree(cls.xvfb_dir, ignore_errors=True)
+        super().tearDownClass()
+
+    def start(self, *args, uid=None):
+        env = client_env()
+        env['DISPLAY'] = self.display
+        env['GDK_BACKEND'] = 'x11'
+        cmd = [self.manager_path] + list(args)
+        if uid is not None:
+            cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups'] + cmd
+            env['XDG_RUNTIME_DIR'] = tempfile.mkdtemp()
+            os.chown(env['XDG_RUNTIME_DIR'], uid, uid)
+        assert self.xvfb.poll() is None, 'Xvfb died (%s): %s' % (self.display, self.xvfb.communicate()[1].decode())
+        p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        p.pending = b''
+        return p
+
+    def run_manager(self, *args, status=0, uid=None):
+        p = self.start(*args, uid=uid)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, status, 'sbd-manager %s: exit %d\nstdout: %s\nstderr: %s' % (
+            ' '.join(args), p.returncode, out.decode(), err.decode()))
+        return [json.loads(line) for line in out.decode().splitlines()], err.decode()
+
+    def read_json(self, p, timeout=30):
+        """The next JSON line sbd-manager prints (never hangs)."""
+        fd = p.stdout.fileno()
+        end = time.monotonic() + timeout
+        while b'\n' not in p.pending:
+            ready, _, _ = select.select([fd], [], [], max(0, end - time.monotonic()))
+            self.assertTrue(ready, 'sbd-manager printed nothing more after %r' % p.pending)
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                self.fail('sbd-manager ended: %s' % p.stderr.read().decode())
+            p.pending += chunk
+        line, p.pending = p.pending.split(b'\n', 1)
+        return json.loads(line)
+
+    def model(self, **kw):
+        m = {'module_state': 'live', 'module_version': '1.0', 'daemon_version': '0.1.0',
+             'devices': [device(0), device(1)], 'error': None}
+        m.update(kw)
+        return m
+
+    def attr(self, n, a):
+        return self.testbed.read(self.testbed.device_attr(n, a))
+
+
+class Show(ManagerTestCase):
+
+    def test_dump_model(self):
+        self.testbed.write(self.testbed.device_attr(1, 'label'), 'data\n')
+        self.testbed.write(self.testbed.device_attr(1, 'read_only'), '1\n')
+        self.testbed.uevent(self.testbed.device_syspath(1), 'change')
+        self.wait_for(lambda: self.get(device_path(1), DEVICE_IFACE, 'ReadOnly'))
+        expected = [self.model(devices=[device(0), device(1, label='data', read_only=True)])]
+        lines, err = self.run_manager('--dump-model')
+        self.assertEqual(lines, expected)
+        # the same bus, named with --address
+        lines, err = self.run_manager('--dump-model', '--address', os.environ['DBUS_SYSTEM_BUS_ADDRESS'])
+        self.assertEqual(lines, expected)
+        lines, err = self.run_manager('--dump-model', '--address', 'unix:path=/nonexistent', status=1)
+        self.assertRegex(lines[0]['error'], r'^Could not connect to the bus: ')
+        self.assertEqual(lines[0]['devices'], [])
+
+    def test_screenshot(self):
+        tb = self.testbed
+        tb.write(tb.device_attr(1, 'label'), 'scratch\n')
+        tb.write(tb.device_attr(1, 'read_only'), '1\n')
+        tb.uevent(tb.device_syspath(1), 'change')
+        tb.add_device(2, size=64 << 20, label='build cache')
+        self.wait_for(lambda: len(self.get(sbdtest.ROOT, sbdtest.MANAGER_IFACE, 'Devices')) == 3 and
+                      self.get(device_path(1), DEVICE_IFACE, 'Label') == 'scratch')
+        with tempfile.TemporaryDirectory() as d:
+            png = os.path.join(d, 'window.png')
+            self.run_manager('--screenshot', png)
+            with open(png, 'rb') as f:
+                head = f.read(24)
+            self.assertEqual(head[:8], b'\x89PNG\r\n\x1a\n')
+            width, height = struct.unpack('>II', head[16:24])
+            self.assertGreater(width, 300)
+            self.assertGreater(height, 200)
+            if os.environ.get('SBD_SCREENSHOT_DIR'):  # for the README
+                shutil.copy(png, os.path.join(os.environ['SBD_SCREENSHOT_DIR'], 'sbd-manager.png'))
+
+    def test_daemon_not_running(self):
+        self.stop_sbdd()
+        lines, _ = self.run_manager('--dump-model')
+        self.assertEqual(lines[0]['module_state'], 'unknown (sbdd is not running)')
+        self.assertEqual(lines[0]['devices'], [])
+
+    def test_follows_changes_behind_its_back(self):
+        p = self.start('--dump-model', '--watch')
+        try:
+            self.assertEqual(self.read_json(p), self.model())
+            tb = self.testbed
+            # a change made directly in sysfs, announced by a uevent
+            tb.write(tb.device_attr(1, 'label'), 'outside\n')
+            tb.write(tb.device_attr(1, 'size'), '%d\n' % (32 << 20))
+            tb.uevent(tb.device_syspath(1), 'change')
+            self.assertEqual(self.read_json(p)['devices'], [device(0), device(1, label='outside', size='32M')])
+            tb.write(tb.device_attr(0, 'online'), '0\n')
+            tb.uevent(tb.device_syspath(0), 'offline')
+            self.assertEqual(self.read_json(p)['devices'][0], device(0, online=False))
+            # a disk appears and goes
+            tb.add_device(7, size=1 << 20)
+            m = self.read_json(p)
+            while len(m['devices']) < 3:
+                m = self.read_json(p)
+            self.assertEqual(m['devices'][2], device(7, size='1M'))
+            tb.remove_device(7)
+            m = self.read_json(p)
+            while len(m['devices']) > 2:
+                m = self.read_json(p)
+            self.assertEqual([d['name'] for d in m['devices']], ['sbd0', 'sbd1'])
+            # the daemon goes away and comes back
+            self.stop_sbdd()
+            m = self.read_json(p)
+            while m['module_state'] != 'unknown (sbdd is not running)':
+                m = self.read_json(p)
+            self.start_sbdd()
+            m = self.read_json(p)
+            while len(m['devices']) < 2 or m['module_state'] != 'live':
+                m = self.read_json(p)
+        finally:
+            p.send_signal(signal.SIGTERM)
+            p.wait(20)
+        self.assertEqual(p.returncode, 0, p.stderr.read().decode())
+
+
+class Edit(ManagerTestCase):
+
+    def test_edits_reach_sysfs(self):
+        lines, err = self.run_manager('--dump-model', '--set', 'sbd0:Label=fromgui', '--set', 'sbd1:read_only=yes',
+                                      '--set', 'sbd0:size=64M', '--set', 'sbd1:Online=off')
+        self.assertEqual(err, '')
+        self.assertEqual(self.attr(0, 'label'), 'fromgui')
+        self.assertEqual(self.attr(1, 'read_only'), '1')
+        self.assertEqual(self.attr(0, 'size'), str(64 << 20))
+        self.assertEqual(self.attr(1, 'online'), '0')
+        self.assertEqual(lines[:4], [{'action': a, 'error': None} for a in (
+            'set sbd0:Label=fromgui', 'set sbd1:read_only=yes', 'set sbd0:size=64M', 'set sbd1:Online=off')])
+        self.assertEqual(lines[4], self.model(devices=[device(0, label='fromgui', size='64M'),
+                                                       device(1, read_only=True, online=False)]))
+
+    def test_refused_edits_are_shown_and_lose_nothing(self):
+        # the kernel refuses the size (EINVAL); the daemon refuses a huge label
+        os.unlink(self.testbed.real(self.testbed.device_attr(0, 'size')))
+        os.symlink('/proc/self/oom_score_adj', self.testbed.real(self.testbed.device_attr(0, 'size')))
+        lines, err = self.run_manager('--dump-model', '--set', 'sbd1:Label=kept', '--set', 'sbd0:Size=5000',
+                                      '--set', 'sbd1:Label=' + 'a' * 5000, '--set', 'sbd1:Size=12x', status=1)
+        self.assertEqual(lines[0], {'action': 'set sbd1:Label=kept', 'error': None})
+        self.assertEqual(lines[1]['action'], 'set sbd0:Size=5000')
+        self.assertRegex(lines[1]['error'], r'^Could not set Size of sbd0 to “5000”: the value is not valid '
+                                            r'\(.*Invalid argument.*\)\.$')
+        self.assertRegex(lines[2]['error'], r'^Could not set Label of sbd1 to “a+”: the value is not valid '
+                                            r'\(.*too long.*\)\.$')
+        self.assertEqual(lines[3]['error'], 'Could not set Size of sbd1: “12x” is not a size '
+                                            '(expected bytes, or a number with K, M or G).')
+        # each refused field shows the daemon's value again, the accepted edit stays
+        self.assertEqual(lines[4]['devices'], [device(0), device(1, label='kept')])
+        self.assertEqual(lines[4]['error'], lines[3]['error'])
+        self.assertEqual(self.attr(1, 'label'), 'kept')
+        self.assertEqual(self.attr(1, 'size'), '%d\n' % M16)
+        self.assertIn('Could not set Size of sbd0', err)
+
+    def test_not_authorized(self):
+        # no polkit on the bus: only root may write; the user sees why, nothing changes
+        lines, err = self.run_manager('--dump-model', '--set', 'sbd0:Label=fromuser', status=1, uid=sbdtest.NOBODY)
+        self.assertEqual(lines[0]['error'], 'Could not set Label of sbd0 to “fromuser”: you are not '
+                                            'authorized to do this (%s).' % lines[0]['error'].split(' (', 1)[1][:-2])
+        self.assertEqual(lines[1]['devices'][0], device(0))
+        self.assertEqual(self.attr(0, 'label'), 'sbd0\n')
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'])
+        lines, err = self.run_manager('--dump-model', '--set', 'sbd0:Label=fromuser', uid=sbdtest.NOBODY)
+        self.assertEqual(lines[0], {'action': 'set sbd0:Label=fromuser', 'error': None})
+        self.assertEqual(self.attr(0, 'label'), 'fromuser')
+
+    def play_kernel(self, attr, make):
+        f = '/sys/bus/sbd/drivers/sbd/' + attr
+        self.wait_for(lambda: self.testbed.read(f) != '', timeout=30, message='sbdd did not write ' + attr)
+        value = self.testbed.read(f)
+        make(value)
+        return value
+
+    def test_add_and_remove_buttons(self):
+        p = self.start('--dump-model', '--add', '8M:3')
+        self.assertEqual(self.play_kernel('new_device', lambda v: self.testbed.add_device(3, size=8 << 20)),
+                         '%d 3' % (8 << 20))
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        lines = [json.loads(line) for line in out.decode().splitlines()]
+        self.assertEqual(lines[0], {'action': 'add 8M:3', 'error': None})
+        self.assertEqual(lines[1]['devices'], [device(0), device(1), device(3, size='8M')])
+
+        p = self.start('--dump-model', '--remove', 'sbd1')
+        self.assertEqual(self.play_kernel('delete_device', lambda v: self.testbed.remove_device(1)), 'sbd1')
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        lines = [json.loads(line) for line in out.decode().splitlines()]
+        self.assertEqual(lines[0], {'action': 'remove sbd1', 'error': None})
+        self.assertEqual([d['name'] for d in lines[1]['devices']], ['sbd0', 'sbd3'])
+
+    def test_add_refused(self):
+        lines, _ = self.run_manager('--dump-model', '--add', '12x', status=1)
+        self.assertEqual(lines[0]['error'], 'Could not add a device: “12x” is not a size '
+                                            '(expected bytes, or a number with K, M or G).')
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+        f = self.testbed.real('/sys/bus/sbd/drivers/sbd/new_device')
+        os.unlink(f)
+        os.symlink('/proc/self/oom_score_adj', f)
+        lines, _ = self.run_manager('--dump-model', '--add', '4095', status=1)
+        self.assertRegex(lines[0]['error'], r'^Could not add a device of 4095: the value is not valid \(.*\)\.$')
+
+
+if __name__ == '__main__':
+    sbdtest.main()

@@ -1,0 +1,534 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""sbdctl against the real sbdd: every command, its JSON, bad input, refused
+writes, and monitor seeing changes made behind the daemon's back.
+
+sbdctl runs without umockdev's preload (it must never touch sysfs) and talks
+to the private system bus through $DBUS_SYSTEM_BUS_ADDRESS, as it would to
+the real one.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import time
+
+import sbdtest
+from sbdtest import DEVICE_IFACE, ERR, device_path
+
+M16 = 16 << 20
+PROPERTY_READ_ONLY = 'org.freedesktop.DBus.Error.PropertyReadOnly'
+
+
+def client_env():
+    return {k: v for k, v in os.environ.items()
+            if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR', 'SBD_PAGER', 'PAGER', 'SBD_COLORS')}
+
+
+class SbdctlTestCase(sbdtest.SbdTestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.sbdctl_path = os.environ.get('SBDCTL')
+        if not cls.sbdctl_path or not os.access(cls.sbdctl_path, os.X_OK):
+            raise RuntimeError('$SBDCTL must name the sbdctl binary (meson sets it)')
+
+    def sbdctl(self, *args, status=0, uid=None):
+        """Runs sbdctl to its end; checks the exit status; returns (stdout, stderr)."""
+        cmd = [self.sbdctl_path] + list(args)
+        if uid is not None:
+            cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups'] + cmd
+        p = subprocess.run(cmd, env=client_env(), capture_output=True, text=True, timeout=30,
+                           stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, status, 'sbdctl %s: exit %d\nstdout: %s\nstderr: %s' % (
+            ' '.join(args), p.returncode, p.stdout, p.stderr))
+        return p.stdout, p.stderr
+
+    def sbdctl_json(self, *args):
+        out, err = self.sbdctl('--json', *args)
+        self.assertEqual(err, '')
+        return json.loads(out)
+
+    def sbdctl_start(self, *args):
+        return subprocess.Popen([self.sbdctl_path] + list(args), env=client_env(), text=True,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def finish(self, p, status=0):
+        out, err = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, status, 'stdout: %s\nstderr: %s' % (out, err))
+        return out, err
+
+    def attr(self, n, a):
+        return self.testbed.read(self.testbed.device_attr(n, a))
+
+    def refuse_like_kernel(self, n, a, target='/proc/self/oom_score_adj'):
+        """Makes attribute a answer writes as a kernel store() refusing them."""
+        f = self.testbed.real(self.testbed.device_attr(n, a))
+        os.unlink(f)
+        os.symlink(target, f)
+
+
+class Read(SbdctlTestCase):
+
+    def setUp(self):
+        super().setUp()
+
+    def test_list(self):
+        self.testbed.write(self.testbed.device_attr(1, 'label'), 'data\n')
+        self.testbed.uevent(self.testbed.device_syspath(1), 'change')
+        self.wait_for(lambda: self.get(device_path(1), DEVICE_IFACE, 'Label') == 'data')
+        out, err = self.sbdctl('list')
+        self.assertEqual(err, '')
+        lines = out.splitlines()
+        self.assertEqual(lines[0].split(), ['DEVICE', 'SIZE', 'READ-ONLY', 'ONLINE', 'LABEL', 'BLOCK'])
+        self.assertEqual(lines[1].split(), ['sbd0', '16.0M', 'no', 'yes', 'sbd0', '/dev/sbd0'])
+        self.assertEqual(lines[2].split(), ['sbd1', '16.0M', 'no', 'yes', 'data', '/dev/sbd1'])
+        self.assertEqual(lines[3:], ['', '2 devices listed.'])
+        # no escape sequences when not on a terminal
+        self.assertNotIn('\x1b', out)
+        # columns are aligned
+        self.assertEqual(lines[1].index('16.0M'), lines[0].index('SIZE'))
+        # the default command is list
+        self.assertEqual(self.sbdctl()[0], out)
+
+    def test_list_no_legend(self):
+        out, _ = self.sbdctl('list', '--no-legend')
+        self.assertEqual([line.split()[0] for line in out.splitlines()], ['sbd0', 'sbd1'])
+
+    def test_list_json(self):
+        self.assertEqual(self.sbdctl_json('list'), [
+            {'name': 'sbd%d' % n, 'path': device_path(n), 'size': M16, 'read_only': False,
+             'online': True, 'label': 'sbd%d' % n, 'block_device': '/dev/sbd%d' % n} for n in range(2)])
+
+    def test_list_sorted_naturally(self):
+        self.testbed.add_device(10, size=1 << 20)
+        self.testbed.add_device(2, size=1 << 20)
+        self.wait_for(lambda: len(self.get(sbdtest.ROOT, sbdtest.MANAGER_IFACE, 'Devices')) == 4)
+        self.assertEqual([d['name'] for d in self.sbdctl_json('list')], ['sbd0', 'sbd1', 'sbd2', 'sbd10'])
+        out, _ = self.sbdctl('list', '--no-legend')
+        self.assertEqual(out.splitlines()[2].split()[:2], ['sbd2', '1.0M'])
+
+    def test_show(self):
+        # an attribute this project does not know (a newer module's) is shown too, as s
+        self.stop_sbdd()
+        self.testbed.write(self.testbed.device_attr(0, 'new_attr'), 'hello\n', 0o444)
+        self.start_sbdd()
+        out, err = self.sbdctl('show', 'sbd0')
+        self.assertEqual(err, '')
+        lines = out.splitlines()
+        self.assertEqual(lines[0].split(), ['PROPERTY', 'TYPE', 'ACCESS', 'VALUE'])
+        self.assertEqual(lines[-2], '')
+        rows = {line.split()[0]: line.split(None, 3)[1:] for line in lines[1:-2]}
+        self.assertEqual(rows['Size'], ['t', 'readwrite', '16.0M (16777216)'])
+        self.assertEqual(rows['ReadOnly'], ['b', 'readwrite', 'no'])
+        self.assertEqual(rows['Online'], ['b', 'readwrite', 'yes'])
+        self.assertEqual(rows['Label'], ['s', 'readwrite', 'sbd0'])
+        self.assertEqual(rows['Name'], ['s', 'read', 'Simple block device'])
+        self.assertEqual(rows['SysName'], ['s', 'read', 'sbd0'])
+        self.assertEqual(rows['Driver'], ['o', 'read', '/org/sbd/Sbd1/drivers/sbd'])
+        self.assertEqual(rows['NewAttr'], ['s', 'read', 'hello'])
+        # the live power/ attributes GetAll leaves out are read by name
+        self.assertEqual(rows['PowerRuntimeStatus'], ['s', 'read', 'suspended'])
+        self.assertEqual(rows['PowerControl'], ['s', 'readwrite', 'auto'])
+        # every property the daemon has, and nothing else
+        names = set(self.get_all_variants(device_path(0), DEVICE_IFACE)) | {
+            'PowerControl', 'PowerRuntimeStatus', 'PowerRuntimeActiveTime', 'PowerRuntimeSuspendedTime',
+            'PowerAutosuspendDelayMs'}
+        self.assertEqual(set(rows), names)
+        self.assertEqual(lines[-1], '%d properties of sbd0 (%s).' % (len(names), device_path(0)))
+        # sorted by name
+        self.assertEqual(list(rows), sorted(rows))
+
+    def test_show_json(self):
+        doc = self.sbdctl_json('show', device_path(1))
+        self.assertEqual(doc['path'], device_path(1))
+        self.assertEqual(doc['name'], 'sbd1')
+        props = doc['properties']
+        self.assertEqual(props['Size'], M16)
+        self.assertIs(props['ReadOnly'], False)
+        self.assertIs(props['Online'], True)
+        self.assertEqual(props['Label'], 'sbd1')
+        self.assertEqual(props['BlockDevice'], '/dev/sbd1')
+        self.assertEqual(props['PowerRuntimeSuspendedTime'], '1234')
+        self.assertEqual(set(props) - set(self.get_all_variants(device_path(1), DEVICE_IFACE)), {
+            'PowerControl', 'PowerRuntimeStatus', 'PowerRuntimeActiveTime', 'PowerRuntimeSuspendedTime',
+            'PowerAutosuspendDelayMs'})
+
+    def test_get(self):
+        for attr in ('size', 'Size'):
+            self.assertEqual(self.sbdctl('get', 'sbd0', attr), ('%d\n' % M16, ''))
+        self.assertEqual(self.sbdctl('get', 'sbd1', 'read_only')[0], 'no\n')
+        self.assertEqual(self.sbdctl('get', '/dev/sbd1', 'ReadOnly')[0], 'no\n')
+        self.assertEqual(self.sbdctl('get', 'sbd1', 'label')[0], 'sbd1\n')
+        self.assertEqual(self.sbdctl('get', 'sbd1', 'power/control')[0], 'auto\n')
+        self.assertEqual(self.sbdctl('get', device_path(0), 'name')[0], 'Simple block device\n')
+        # also on the driver, by object path
+        self.assertEqual(self.sbdctl('get', sbdtest.DRIVER, 'version')[0], '1.0\n')
+
+    def test_get_json(self):
+        self.assertEqual(self.sbdctl_json('get', 'sbd0', 'size'),
+                         {'path': device_path(0), 'property': 'Size', 'type': 't', 'value': M16})
+        self.assertEqual(self.sbdctl_json('get', 'sbd0', 'read_only'),
+                         {'path': device_path(0), 'property': 'ReadOnly', 'type': 'b', 'value': False})
+        self.assertEqual(self.sbdctl_json('get', sbdtest.DRIVER, 'ndevices'),
+                         {'path': sbdtest.DRIVER, 'property': 'Ndevices', 'type': 'u', 'value': 2})
+
+    def test_get_bad(self):
+        _, err = self.sbdctl('get', 'sbd7', 'size', status=1)
+        self.assertIn('sbd7', err)
+        self.assertIn('org.freedesktop.DBus.Error.UnknownObject', err)
+        _, err = self.sbdctl('get', 'sbd0', 'no_such_attribute', status=1)
+        self.assertEqual(err, "sbdctl: sbd0 has no attribute 'no_such_attribute' (no property NoSuchAttribute).\n")
+        _, err = self.sbdctl('get', 'sbd0', 'bad-name', status=1)
+        self.assertEqual(err, "sbdctl: Invalid attribute name 'bad-name'.\n")
+        _, err = self.sbdctl('get', 'sbd/0', 'size', status=1)
+        self.assertIn("Invalid device 'sbd/0'", err)
+        # write-only attributes are no properties
+        _, err = self.sbdctl('get', sbdtest.DRIVER, 'new_device', status=1)
+        self.assertIn('no property NewDevice', err)
+        _, err = self.sbdctl('get', 'sbd0', status=1)
+        self.assertIn('Too few arguments', err)
+
+    def test_module(self):
+        out, err = self.sbdctl('module')
+        self.assertEqual(err, '')
+        fields = dict(line.strip().split(': ', 1) for line in out.splitlines())
+        self.assertEqual(fields['Name'], 'sbd')
+        self.assertEqual(fields['State'], 'live')
+        self.assertEqual(fields['RefCount'], '0')
+        self.assertEqual(sorted(fields['Parameters'].split()), ['max_size=1G', 'ndevices=2', 'size=16M'])
+        self.assertEqual(fields['Version'], '1.0')
+        self.assertEqual(fields['Daemon'], '0.1.0')
+
+    def test_module_json(self):
+        self.assertEqual(self.sbdctl_json('module'), {
+            'name': 'sbd', 'state': 'live', 'ref_count': 0,
+            'parameters': {'ndevices': '2', 'size': '16M', 'max_size': '1G'},
+            'version': '1.0', 'daemon_version': '0.1.0'})
+
+    def test_help_and_version(self):
+        out, _ = self.sbdctl('--help')
+        for verb in ('list', 'show DEV', 'get DEV ATTR', 'set DEV ATTR VALUE', 'add SIZE', 'remove DEV',
+                     'module', 'monitor', '--json', '--no-pager', '--no-legend', '--address'):
+            self.assertIn(verb, out)
+        self.assertRegex(self.sbdctl('--version')[0], r'^sbdctl \d+\.\d+')
+
+    def test_usage_errors(self):
+        for args, text in ((['frobnicate'], "Unknown command 'frobnicate'"),
+                           (['--frobnicate'], 'unrecognized option'),
+                           (['list', 'extra'], "Too many arguments for 'list'"),
+                           (['list', '--id', '3'], '--id is only valid with the add command'),
+                           (['module', 'frob'], "Unknown module command 'frob'"),
+                           (['module', 'unload', 'now'], 'takes no arguments')):
+            _, err = self.sbdctl(*args, status=1)
+            self.assertIn(text, err)
+
+    def test_daemon_not_running(self):
+        self.stop_sbdd()
+        _, err = self.sbdctl('list', status=1)
+        self.assertIn('sbdctl: Failed to list the devices: ', err)
+        self.assertIn('(org.freedesktop.DBus.Error.ServiceUnknown)', err)
+        _, err = self.sbdctl('--address', 'unix:path=/nonexistent', 'list', status=1)
+        self.assertIn('Failed to connect to unix:path=/nonexistent', err)
+
+
+class Write(SbdctlTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.subscribe('PropertiesChanged')
+
+    def test_set_typed_from_introspection(self):
+        for value, sysfs in (('yes', '1'), ('off', '0'), ('TRUE', '1'), ('0', '0'), ('on', '1')):
+            self.assertEqual(self.sbdctl('set', 'sbd0', 'read_only', value), ('', ''))
+            self.assertEqual(self.attr(0, 'read_only'), sysfs)
+        self.sbdctl('set', 'sbd0', 'Online', 'no')
+        self.assertEqual(self.attr(0, 'online'), '0')
+        self.sbdctl('set', 'sbd0', 'size', '64M')
+        self.assertEqual(self.attr(0, 'size'), str(64 << 20))
+        self.sbdctl('set', 'sbd0', 'size', '1048576')
+        self.assertEqual(self.attr(0, 'size'), '1048576')
+        self.sbdctl('set', 'sbd1', 'label', 'my disk')
+        self.assertEqual(self.attr(1, 'label'), 'my disk')
+        self.sbdctl('set', 'sbd1', 'power/control', 'on')
+        self.assertEqual(self.attr(1, 'power/control'), 'on')
+        self.wait_for(lambda: self.properties_changed(device_path(1)).get('Label') == 'my disk')
+
+    def test_set_json_prints_the_read_back(self):
+        self.assertEqual(self.sbdctl_json('set', 'sbd0', 'size', '32M'),
+                         {'path': device_path(0), 'property': 'Size', 'type': 't', 'value': 32 << 20})
+        self.assertEqual(self.sbdctl_json('set', 'sbd0', 'ReadOnly', 'yes'),
+                         {'path': device_path(0), 'property': 'ReadOnly', 'type': 'b', 'value': True})
+
+    def assert_unchanged(self):
+        self.assertEqual(self.attr(0, 'size'), '%d\n' % M16)
+        self.assertEqual(self.attr(0, 'read_only'), '0\n')
+        self.assertEqual(self.attr(0, 'label'), 'sbd0\n')
+
+    def test_set_bad_values_parsed_locally(self):
+        _, err = self.sbdctl('set', 'sbd0', 'size', '12x', status=1)
+        self.assertEqual(err, "sbdctl: Invalid value '12x' for Size (t): expected a size in bytes, "
+                              "optionally with a K, M, G, T, P or E suffix.\n")
+        _, err = self.sbdctl('set', 'sbd0', 'read_only', 'maybe', status=1)
+        self.assertIn("Invalid value 'maybe' for ReadOnly (b)", err)
+        _, err = self.sbdctl('set', 'sbd0', 'size', '--', '-1', status=1)
+        self.assertIn("Invalid value '-1'", err)
+        _, err = self.sbdctl('set', 'sbd0', 'size', '99999999999999999999', status=1)
+        self.assertIn("Invalid value '99999999999999999999'", err)
+        self.assert_unchanged()
+
+    def test_set_refused_by_the_daemon(self):
+        _, err = self.sbdctl('set', 'sbd0', 'label', 'a' * 5000, status=1)
+        self.assertIn('(org.sbd.Sbd1.Error.InvalidValue)', err)
+        self.assertIn('too long', err)
+        self.assertTrue(err.startswith('sbdctl: Failed to set Label of sbd0 to '), err)
+        self.assert_unchanged()
+
+    def test_set_refused_by_the_kernel(self):
+        self.refuse_like_kernel(0, 'size')
+        _, err = self.sbdctl('set', 'sbd0', 'size', '5000', status=1)
+        self.assertTrue(err.startswith("sbdctl: Failed to set Size of sbd0 to '5000': "), err)
+        self.assertIn('Invalid argument', err)
+        self.assertTrue(err.endswith('(org.sbd.Sbd1.Error.InvalidValue)\n'), err)
+        self.refuse_like_kernel(0, 'label', '/dev/full')
+        _, err = self.sbdctl('set', 'sbd0', 'label', 'x', status=1)
+        self.assertIn('(org.sbd.Sbd1.Error.KernelError)', err)
+
+    def test_set_read_only_property(self):
+        _, err = self.sbdctl('set', 'sbd0', 'name', 'other', status=1)
+        self.assertTrue(err.startswith("sbdctl: Failed to set Name of sbd0 to 'other': "), err)
+        self.assertTrue(err.endswith('(%s)\n' % PROPERTY_READ_ONLY), err)
+        _, err = self.sbdctl('set', 'sbd0', 'SysName', 'sbd9', status=1)
+        self.assertIn(PROPERTY_READ_ONLY, err)
+        _, err = self.sbdctl('set', 'sbd0', 'power/runtime_status', 'active', status=1)
+        self.assertIn(PROPERTY_READ_ONLY, err)
+        self.assertEqual(self.attr(0, 'name'), 'Simple block device\n')
+
+    def test_set_unknown(self):
+        _, err = self.sbdctl('set', 'sbd5', 'label', 'x', status=1)
+        self.assertIn('org.freedesktop.DBus.Error.UnknownObject', err)
+        _, err = self.sbdctl('set', 'sbd0', 'colour', 'red', status=1)
+        self.assertIn("sbd0 has no attribute 'colour'", err)
+
+    def test_set_not_authorized(self):
+        # no polkit on the bus: only root may write
+        _, err = self.sbdctl('set', 'sbd0', 'label', 'fromuser', status=1, uid=sbdtest.NOBODY)
+        self.assertIn('(org.sbd.Sbd1.Error.NotAuthorized)', err)
+        self.start_polkit(allowed=[])
+        _, err = self.sbdctl('set', 'sbd0', 'label', 'fromuser', status=1, uid=sbdtest.NOBODY)
+        self.assertIn('(org.sbd.Sbd1.Error.NotAuthorized)', err)
+        self.assert_unchanged()
+        self.polkit_set_allowed(['org.sbd.sbd1.set-attribute'])
+        self.sbdctl('set', 'sbd0', 'label', 'fromuser', uid=sbdtest.NOBODY)
+        self.assertEqual(self.attr(0, 'label'), 'fromuser')
+
+    def test_unprivileged_reads(self):
+        out, _ = self.sbdctl('list', '--no-legend', uid=sbdtest.NOBODY)
+        self.assertEqual(len(out.splitlines()), 2)
+        self.assertEqual(self.sbdctl('get', 'sbd0', 'size', uid=sbdtest.NOBODY)[0], '%d\n' % M16)
+
+
+class Devices(SbdctlTestCase):
+
+    def play_kernel_new_device(self):
+        """Waits for sbdd's write to new_device and creates the disk as the kernel would."""
+        f = '/sys/bus/sbd/drivers/sbd/new_device'
+        self.wait_for(lambda: self.testbed.read(f) != '', message='sbdd did not write new_device')
+        value = self.testbed.read(f)
+        parts = value.split()
+        self.testbed.add_device(int(parts[1]) if len(parts) > 1 else 2, size=int(parts[0]))
+        return value
+
+    def play_kernel_delete_device(self, n):
+        f = '/sys/bus/sbd/drivers/sbd/delete_device'
+        self.wait_for(lambda: self.testbed.read(f) != '', message='sbdd did not write delete_device')
+        value = self.testbed.read(f)
+        self.testbed.remove_device(n)
+        return value
+
+    def test_add(self):
+        p = self.sbdctl_start('add', '8M', '--id', '3')
+        self.assertEqual(self.play_kernel_new_device(), '%d 3' % (8 << 20))
+        self.assertEqual(self.finish(p), ('Created sbd3 (%s).\n' % device_path(3), ''))
+        self.assertEqual(self.get(device_path(3), DEVICE_IFACE, 'Size'), 8 << 20)
+
+    def test_add_json_lowest_free_id(self):
+        p = self.sbdctl_start('--json', 'add', '1048576')
+        self.assertEqual(self.play_kernel_new_device(), '1048576')
+        out, err = self.finish(p)
+        self.assertEqual(json.loads(out), {'name': 'sbd2', 'path': device_path(2)})
+
+    def test_add_bad(self):
+        _, err = self.sbdctl('add', '12x', status=1)
+        self.assertEqual(err, "sbdctl: Invalid size '12x': expected a size in bytes, optionally with a K, M, "
+                              "G, T, P or E suffix.\n")
+        _, err = self.sbdctl('add', '1M', '--id', 'two', status=1)
+        self.assertIn("Invalid device id 'two'", err)
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+        # the kernel refuses (EINVAL)
+        f = self.testbed.real('/sys/bus/sbd/drivers/sbd/new_device')
+        os.unlink(f)
+        os.symlink('/proc/self/oom_score_adj', f)
+        _, err = self.sbdctl('add', '4095', status=1)
+        self.assertTrue(err.startswith('sbdctl: Failed to add a device of 4095: '), err)
+        self.assertTrue(err.endswith('(org.sbd.Sbd1.Error.InvalidValue)\n'), err)
+
+    def test_add_not_authorized(self):
+        _, err = self.sbdctl('add', '1M', status=1, uid=sbdtest.NOBODY)
+        self.assertIn('(org.sbd.Sbd1.Error.NotAuthorized)', err)
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+
+    def test_remove(self):
+        p = self.sbdctl_start('remove', 'sbd1')
+        self.assertEqual(self.play_kernel_delete_device(1), 'sbd1')
+        self.assertEqual(self.finish(p), ('', ''))
+        self.assertEqual([d['name'] for d in self.sbdctl_json('list')], ['sbd0'])
+
+    def test_remove_json_by_path(self):
+        p = self.sbdctl_start('--json', 'remove', device_path(0))
+        self.assertEqual(self.play_kernel_delete_device(0), 'sbd0')
+        out, _ = self.finish(p)
+        self.assertEqual(json.loads(out), {'name': 'sbd0', 'path': device_path(0)})
+
+    def test_remove_unknown(self):
+        _, err = self.sbdctl('remove', 'sbd4', status=1)
+        self.assertTrue(err.startswith('sbdctl: Failed to remove sbd4: '), err)
+        self.assertTrue(err.endswith('(org.sbd.Sbd1.Error.DeviceGone)\n'), err)
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device'), '')
+
+    def test_module_load(self):
+        # live already: not an error
+        self.assertEqual(self.sbdctl('module', 'load'), ('', ''))
+        _, err = self.sbdctl('module', 'load', 'size=16 M', status=1)
+        self.assertIn('(org.sbd.Sbd1.Error.InvalidValue)', err)
+        _, err = self.sbdctl('module', 'load', 'size', status=1)
+        self.assertEqual(err, "sbdctl: Invalid module parameter 'size': expected PARAM=VALUE.\n")
+        _, err = self.sbdctl('module', 'unload', status=1, uid=sbdtest.NOBODY)
+        self.assertIn('(org.sbd.Sbd1.Error.NotAuthorized)', err)
+
+
+class Monitor(SbdctlTestCase):
+
+    def start_monitor(self, *args):
+        p = self.sbdctl_start('monitor', *args)
+        p.pending = b''
+        # the line comes once the match rules are in place
+        self.assertEqual(p.stderr.readline(), 'Monitoring org.sbd.Sbd1; press Ctrl+C to stop.\n')
+        return p
+
+    def read_line(self, p):
+        """The next line of stdout, or a failure after a while (never a hang)."""
+        import select
+        fd = p.stdout.fileno()
+        end = time.monotonic() + 20
+        while b'\n' not in p.pending:
+            ready, _, _ = select.select([fd], [], [], max(0, end - time.monotonic()))
+            self.assertTrue(ready, 'monitor printed nothing more after: %r' % p.pending)
+            chunk = os.read(fd, 4096)
+            self.assertTrue(chunk, 'monitor closed its output')
+            p.pending += chunk
+        line, p.pending = p.pending.split(b'\n', 1)
+        return line.decode() + '\n'
+
+    def stop_monitor(self, p, sig=signal.SIGINT):
+        p.send_signal(sig)
+        p.wait(10)
+        err = p.stderr.read()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(err, '')
+
+    def test_monitor_change_behind_our_back(self):
+        p = self.start_monitor()
+        tb = self.testbed
+        tb.write(tb.device_attr(1, 'label'), 'outside\n')
+        tb.write(tb.device_attr(1, 'size'), '%d\n' % (32 << 20))
+        tb.uevent(tb.device_syspath(1), 'change')
+        line = self.read_line(p)
+        self.assertTrue(line.startswith('sbd1: '), line)
+        self.assertEqual(sorted(line[len('sbd1: '):].split()), ['Label=outside', 'Size=32.0M'])
+        self.stop_monitor(p)
+
+    def test_monitor_json_add_remove(self):
+        p = self.start_monitor('--json')
+        self.testbed.add_device(4, size=1 << 20)
+        events = []
+        while not any(e['event'] == 'added' for e in events):
+            events.append(json.loads(self.read_line(p)))
+        added = [e for e in events if e['event'] == 'added'][0]
+        self.assertEqual(added['path'], device_path(4))
+        self.assertEqual(added['name'], 'sbd4')
+        self.assertEqual(added['interfaces'][DEVICE_IFACE]['Size'], 1 << 20)
+        self.assertIs(added['interfaces'][DEVICE_IFACE]['ReadOnly'], False)
+
+        self.testbed.write(self.testbed.device_attr(4, 'read_only'), '1\n')
+        self.testbed.uevent(self.testbed.device_syspath(4), 'change')
+        while True:
+            e = json.loads(self.read_line(p))
+            if e['event'] == 'changed' and e['path'] == device_path(4):
+                break
+        self.assertEqual(e, {'event': 'changed', 'path': device_path(4), 'name': 'sbd4',
+                             'interface': DEVICE_IFACE, 'changed': {'ReadOnly': True}, 'invalidated': []})
+
+        self.testbed.remove_device(4)
+        while True:
+            e = json.loads(self.read_line(p))
+            if e['event'] == 'removed':
+                break
+        self.assertEqual(e, {'event': 'removed', 'path': device_path(4), 'name': 'sbd4',
+                             'interfaces': [DEVICE_IFACE]})
+        self.stop_monitor(p, signal.SIGTERM)
+
+    def test_monitor_own_write_and_daemon_stop(self):
+        p = self.start_monitor()
+        self.sbdctl('set', 'sbd0', 'read_only', 'yes')
+        self.assertEqual(self.read_line(p), 'sbd0: ReadOnly=yes\n')
+        self.stop_sbdd()
+        self.assertEqual(self.read_line(p), 'org.sbd.Sbd1: daemon stopped\n')
+        self.stop_monitor(p)
+
+
+class Completion(SbdctlTestCase):
+    """clients/completion/sbdctl, asking the running daemon through sbdctl."""
+
+    def complete(self, line):
+        script = os.path.join(sbdtest.HERE, '..', '..', 'clients', 'completion', 'sbdctl')
+        env = client_env()
+        env['PATH'] = os.path.dirname(self.sbdctl_path) + ':' + env['PATH']
+        env['LINE'] = line
+        p = subprocess.run(['bash', '-c', 'source "$0"; COMP_LINE=$LINE; COMP_POINT=${#LINE}; _sbdctl; '
+                            'printf "%s\\n" "${COMPREPLY[@]}"', script],
+                           env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return [w for w in p.stdout.splitlines() if w]
+
+    def test_commands_and_options(self):
+        self.assertEqual(self.complete('sbdctl '),
+                         ['list', 'show', 'get', 'set', 'add', 'remove', 'module', 'monitor', 'help'])
+        self.assertEqual(self.complete('sbdctl s'), ['show', 'set'])
+        self.assertEqual(self.complete('sbdctl --no'), ['--no-pager', '--no-legend'])
+        self.assertEqual(self.complete('sbdctl module '), ['load', 'unload'])
+        self.assertEqual(self.complete('sbdctl module load max'), ['max_size='])
+
+    def test_devices_from_the_daemon(self):
+        self.testbed.add_device(12, size=1 << 20)
+        self.wait_for(lambda: len(self.get(sbdtest.ROOT, sbdtest.MANAGER_IFACE, 'Devices')) == 3)
+        self.assertEqual(self.complete('sbdctl show '), ['sbd0', 'sbd1', 'sbd12'])
+        self.assertEqual(self.complete('sbdctl --json remove sbd1'), ['sbd1', 'sbd12'])
+        self.assertEqual(self.complete('sbdctl --address=%s get ' % os.environ['DBUS_SYSTEM_BUS_ADDRESS']),
+                         ['sbd0', 'sbd1', 'sbd12'])
+
+    def test_attributes_from_the_daemon(self):
+        self.assertEqual(self.complete('sbdctl get sbd0 Re'), ['ReadOnly'])
+        self.assertEqual(self.complete('sbdctl set sbd1 Power'),
+                         ['PowerAutosuspendDelayMs', 'PowerControl', 'PowerRuntimeActiveTime',
+                          'PowerRuntimeStatus', 'PowerRuntimeSuspendedTime'])
+        self.assertEqual(self.complete('sbdctl set sbd0 read_only '), ['yes', 'no'])
+        self.assertEqual(self.complete('sbdctl set sbd0 Online n'), ['no'])
+        self.assertEqual(self.complete('sbdctl set sbd0 label '), [])
+        self.assertEqual(self.complete('sbdctl get sbd9 '), [])
+
+
+if __name__ == '__main__':
+    sbdtest.main()
