@@ -405,6 +405,14 @@ static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 config_done(&params);
                 return r;
         }
+        /* No parameters: the configured ones (sbdd.conf, -p), as at start-up. */
+        for (char **p = params.params ? NULL : d->config.params; p && *p; p++) {
+                r = config_set_param(&params, *p);
+                if (r < 0) {
+                        config_done(&params);
+                        return r;
+                }
+        }
         return authorize_async(d, m, "org.sbd.sbd1.manage-module", load_authorized,
                                TAKE_PTR(params.params), strv_free_void);
 }

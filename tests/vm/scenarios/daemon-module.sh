@@ -110,6 +110,15 @@ assert_eq 2 "$(state_signals live)" "State live signalled again"
 sbd_check_tree
 sbdd_alive
 
+step "Module.Load of no parameters: the configured ones (-p ndevices=2 -p size=16M)"
+assert_eq "()" "$(gdbus call --system -d "$SBD_NAME" -o "$MOD" -m org.sbd.Sbd1.Module.Unload 2>&1)" "Unload"
+wait_state unloaded
+assert_eq "()" "$(gdbus call --system -d "$SBD_NAME" -o "$MOD" -m org.sbd.Sbd1.Module.Load '@a{ss} {}' 2>&1)" "Load {}"
+assert_eq 's "live"' "$(state)" "Module.State right after Load {}"
+assert_eq 'ao 2 "/org/sbd/Sbd1/devices/sbd0" "/org/sbd/Sbd1/devices/sbd1"' "$(devices)" "Manager.Devices right after Load {}"
+assert_eq "t $((16 * M))" "$(dbus_get "$(sbd_dev_path sbd1)" org.sbd.Sbd1.Device Size)" "sbd1's Size"
+sbd_check_tree
+
 step "SIGTERM keeps the module; --unload-on-exit does not"
 sbdd_stop
 assert_file_content /sys/module/sbd/initstate live
