@@ -608,3 +608,14 @@ _sbd_save_daemon_logs() {
 	[[ -d ${SBD_VM_RESULTS:-} && -f $SBDD_LOG ]] || return 0
 	cp "$SBDD_LOG" "$SBD_VM_RESULTS/" 2>/dev/null || true
 }
+
+# Timings and memory for scenarios that log them (they never decide a test).
+now() { printf '%s' "${EPOCHREALTIME/./}"; } # microseconds
+# since START: seconds since START (from now), one decimal
+since() {
+	local d=$(($(now) - $1))
+	printf '%d.%d' $((d / 1000000)) $((d / 100000 % 10))
+}
+mem_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
+# rss_kib: sbdd's resident memory (sbdd_start sets SBDD_PID)
+rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$SBDD_PID/status"; }

@@ -12,13 +12,6 @@
 N=${1:-10000}
 CHECK=$SBD_SOURCE_DIR/tests/vm/scenarios/daemon-check.py
 
-now() { printf '%s' "${EPOCHREALTIME/./}"; } # microseconds
-since() {
-	local d=$(($(now) - $1))
-	printf '%d.%d' $((d / 1000000)) $((d / 100000 % 10))
-}
-mem_kib() { awk '/^MemAvailable:/ {print $2}' /proc/meminfo; }
-rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$SBDD_PID/status"; }
 
 step "$N disks"
 # A bus that drops connections not authenticated within 5 s (Debian's
