@@ -14,32 +14,12 @@ sbd_die() { printf '!!! %s\n' "$*" >&2; exit 1; }
 # else the newest installed headers with a /boot/vmlinuz of the same
 # version). Extra headers (6.12, for compile checks only) do not move it.
 sbd_kernel_release() {
-	local krel dep d
 	if [[ -n ${SBD_KREL:-} ]]; then
 		printf '%s\n' "$SBD_KREL"
 		return 0
 	fi
-	if [[ -x $SBD_SOURCE_DIR/module/kernel-release.sh ]]; then
-		krel=$("$SBD_SOURCE_DIR/module/kernel-release.sh") ||
-			sbd_die "no kernel headers with a matching /boot/vmlinuz: run .ci/install-deps"
-		printf '%s\n' "$krel"
-		return 0
-	fi
-	dep=$(dpkg-query -W -f '${Depends}' linux-headers-amd64 2>/dev/null || true)
-	krel=$(sed -n 's/.*linux-headers-\([^ ,]*-amd64\).*/\1/p' <<<"$dep")
-	if [[ -n $krel && -d /usr/src/linux-headers-$krel && -e /boot/vmlinuz-$krel ]]; then
-		printf '%s\n' "$krel"
-		return 0
-	fi
-	krel=
-	for d in /usr/src/linux-headers-*-amd64; do
-		[[ -d $d ]] || continue
-		d=${d#/usr/src/linux-headers-}
-		[[ -e /boot/vmlinuz-$d ]] && krel+="$d"$'\n'
-	done
-	krel=$(printf '%s' "$krel" | sort -V | tail -n 1)
-	[[ -n $krel ]] || sbd_die "no /usr/src/linux-headers-*-amd64 with a matching /boot/vmlinuz: run .ci/install-deps"
-	printf '%s\n' "$krel"
+	"$SBD_SOURCE_DIR/module/kernel-release.sh" ||
+		sbd_die "no kernel headers with a matching /boot/vmlinuz: run .ci/install-deps"
 }
 
 # sbd_build BUILD_DIR [MESON_SETUP_ARGS...]: configure once, then compile.
