@@ -126,6 +126,8 @@ struct daemon {
         sd_event_source *lists_event;
         uint64_t list_fingerprint[_OBJECT_KIND_MAX];
 
+        char *status;     /* the last STATUS= sent to systemd */
+
         bool ready;       /* start-up enumeration done: emit signals */
         bool need_resync; /* a uevent was lost */
 };
@@ -136,6 +138,9 @@ static inline const char *object_kind_interface(enum object_kind kind) {
 static inline const char *object_kind_prefix(enum object_kind kind) {
         return kind == OBJECT_DRIVER ? SBD_DRIVERS_PATH : SBD_DEVICES_PATH;
 }
+
+/* main.c */
+void daemon_update_status(struct daemon *d);
 
 /* objects.c: the mirrored tree */
 void object_sets_init(struct daemon *d);

@@ -173,6 +173,24 @@ static void bump_nofile(void) {
                          (unsigned long) rl.rlim_cur, (unsigned long) rl.rlim_cur / 4);
 }
 
+/* STATUS= for `systemctl status`: sent at READY and whenever the device
+ * count or the module's state changes (once per loop iteration at most:
+ * the callers are the deferred list signal and the module's uevent). */
+void daemon_update_status(struct daemon *d) {
+        _cleanup_free_ char *s = NULL;
+
+        if (!d->ready)
+                return;
+        if (asprintf(&s, "Mirroring %zu sbd device(s), module %s.",
+                     d->objects[OBJECT_DEVICE].n, d->module_state ?: "unloaded") < 0)
+                return (void) log_oom();
+        if (streq_ptr(s, d->status))
+                return;
+        (void) sd_notifyf(false, "STATUS=%s", s);
+        free(d->status);
+        d->status = TAKE_PTR(s);
+}
+
 static void daemon_done(struct daemon *d) {
         auth_requests_free_all(d);
         waiters_free_all(d);
@@ -189,12 +207,14 @@ static void daemon_done(struct daemon *d) {
         if (d->kmod)
                 d->kmod = kmod_unref(d->kmod);
         free(d->module_state);
+        free(d->status);
         free(d->module_params);
         strv_free(d->module_param_list);
         config_done(&d->config);
 }
 
 static int run(struct daemon *d) {
+        const char *unique_name;
         sigset_t mask;
         int r;
 
@@ -212,6 +232,13 @@ static int run(struct daemon *d) {
         r = sd_event_default(&d->event);
         if (r < 0)
                 return log_error_errno(r, "Cannot create the event loop: %m");
+        /* Under systemd with WatchdogSec=, the loop itself sends
+         * WATCHDOG=1 (at 1/2 to 3/4 of the interval, coalesced with other
+         * timers): a stuck loop gets the service restarted. Without
+         * WATCHDOG_USEC there is no timer at all. */
+        r = sd_event_set_watchdog(d->event, true);
+        if (r < 0)
+                log_warning_errno(r, "Cannot set up the service watchdog: %m");
         (void) sd_event_add_signal(d->event, NULL, SIGTERM, NULL, NULL);
         (void) sd_event_add_signal(d->event, NULL, SIGINT, NULL, NULL);
 
@@ -221,10 +248,18 @@ static int run(struct daemon *d) {
         r = sd_bus_open_system(&d->bus);
         if (r < 0)
                 return log_error_errno(r, "Cannot connect to the system bus: %m");
+        /* sd-bus authenticates and says Hello only as the connection is
+         * processed, and nothing processes it until the event loop runs:
+         * loading a module with thousands of disks and enumerating them
+         * can take longer than the bus daemon waits for a connection to
+         * authenticate (dbus-daemon's auth_timeout, 30 s), which then
+         * drops it. Finish the handshake now. */
+        r = sd_bus_get_unique_name(d->bus, &unique_name);
+        if (r < 0)
+                return log_error_errno(r, "Cannot connect to the system bus: %m");
         r = sd_bus_attach_event(d->bus, d->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop: %m");
-
         r = module_setup(d);
         if (r < 0)
                 return r;
@@ -248,14 +283,14 @@ static int run(struct daemon *d) {
                 return log_error_errno(r, "Cannot own %s on the system bus: %m", SBD_BUS_NAME);
 
         log_info("Mirroring %zu device(s) as %s.", d->objects[OBJECT_DEVICE].n, SBD_BUS_NAME);
-        (void) sd_notifyf(false, "READY=1\nSTATUS=Mirroring %zu sbd device(s), module %s.",
-                          d->objects[OBJECT_DEVICE].n, strempty(d->module_state));
+        daemon_update_status(d);
+        (void) sd_notify(false, "READY=1");
 
         r = sd_event_loop(d->event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
 
-        (void) sd_notify(false, "STOPPING=1");
+        (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping.");
         if (d->config.unload_on_exit) {
                 _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
                 if (module_unload(d, &e) < 0)

@@ -128,6 +128,7 @@ void module_emit_changes(struct daemon *d, bool removed) {
         }
         if (n > 0 && d->ready)
                 (void) sd_bus_emit_properties_changed_strv(d->bus, SBD_MODULE_PATH, SBD_MODULE_IFACE, (char **) names);
+        daemon_update_status(d);
 }
 
 static int kmod_error(sd_bus_error *error, int r, const char *what) {

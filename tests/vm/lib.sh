@@ -433,7 +433,7 @@ sbdd_start() {
 		tail -n 20 "$SBDD_LOG" | sed 's/^/    | /'
 		die "sbdd $* did not take $SBD_NAME"
 	fi
-	pass "sbdd $* owns $SBD_NAME"
+	pass "sbdd $* owns $SBD_NAME${cmd[0]:+ (under valgrind)}"
 }
 
 # assert_log ERE [WHAT]: the log of the current sbdd run has a matching line
@@ -447,9 +447,22 @@ assert_log() {
 	fi
 }
 
-# sbdd_wait_name [TIMEOUT_S]: until org.sbd.Sbd1 has an owner
+# sbdd_wait_name [TIMEOUT_S]: until org.sbd.Sbd1 has an owner; gives up
+# early when sbdd ($SBDD_PID) has exited
 sbdd_wait_name() {
-	timeout "${1:-60}" gdbus wait --system --timeout "${1:-60}" "$SBD_NAME" >/dev/null 2>&1
+	local t=${1:-60} w rc=0
+	gdbus wait --system --timeout "$t" "$SBD_NAME" >/dev/null 2>&1 &
+	w=$!
+	while kill -0 "$w" 2>/dev/null; do
+		if [[ -n $SBDD_PID ]] && ! kill -0 "$SBDD_PID" 2>/dev/null; then
+			kill "$w" 2>/dev/null
+			wait "$w" 2>/dev/null || true
+			return 1
+		fi
+		sleep 0.2
+	done
+	wait "$w" || rc=$?
+	return "$rc"
 }
 
 # sbdd_stop: SIGTERM; the daemon must exit with status 0 (and, under
@@ -462,10 +475,14 @@ sbdd_stop() {
 	unset "_sbd_bg_pid[sbdd]"
 	assert_eq 0 "$rc" "sbdd's exit status after SIGTERM"
 	if [[ ${SBDD_VALGRIND:-0} == 1 ]]; then
-		for f in "$SBD_TMP"/valgrind.*; do
-			[[ -s $f ]] || continue
-			fail "valgrind reported on sbdd: $(head -c 2000 "$f")"
-		done
+		f=$SBD_TMP/valgrind.$SBDD_PID
+		if [[ ! -f $f ]]; then
+			fail "sbdd did not run under valgrind (no $f)"
+		elif [[ -s $f ]]; then
+			fail "valgrind reported on sbdd: $(head -c 3000 "$f")"
+		else
+			pass "valgrind: no errors, no definite leaks"
+		fi
 	fi
 	SBDD_PID=
 	if busctl --system status "$SBD_NAME" >/dev/null 2>&1; then

@@ -66,12 +66,31 @@ part_block() {
 }
 
 part_daemon() {
-	step "the daemon"
+	local dev=/org/sbd/Sbd1/devices/sbd0
+	step "the daemon: sbdd mirrors the driver and the disks on D-Bus"
 	if [[ ! -x $SBD_BUILD_DIR/daemon/sbdd ]]; then
 		say "sbdd is not built yet: this part of the demo will show it mirroring the disks on D-Bus."
 		return 0
 	fi
-	say "sbdd is built ($SBD_BUILD_DIR/daemon/sbdd); its demo part is still to be written."
+	say "Start the system bus with SBD's policy, then sbdd (no udevd here: it listens to the kernel's uevents):"
+	sbd_bus_start
+	sbdd_start --uevent-source=auto --log-level=info
+	sed -n 's/^sbdd: /  /p' "$SBDD_LOG"
+	say "The objects sbdd serves as org.sbd.Sbd1:"
+	show busctl --system tree org.sbd.Sbd1
+	say "Every sysfs attribute of a disk is a property (power/* are read live):"
+	show busctl --system introspect org.sbd.Sbd1 "$dev" org.sbd.Sbd1.Device
+	say "Read a property:"
+	show busctl --system get-property org.sbd.Sbd1 "$dev" org.sbd.Sbd1.Device Label
+	say "Write one: sbdd writes the value to the module's sysfs file (root may; others ask polkit):"
+	show busctl --system set-property org.sbd.Sbd1 "$dev" org.sbd.Sbd1.Device Label s written-over-dbus
+	show cat /sys/devices/system/sbd/sbd0/label
+	assert_file_content /sys/devices/system/sbd/sbd0/label written-over-dbus
+	show busctl --system get-property org.sbd.Sbd1 "$dev" org.sbd.Sbd1.Device Label
+	say "The kernel's refusal comes back as a D-Bus error (here org.sbd.Sbd1.Error.InvalidValue):"
+	show busctl --system set-property org.sbd.Sbd1 "$dev" org.sbd.Sbd1.Device Size t 513
+	show cat /sys/devices/system/sbd/sbd0/size
+	sbdd_stop
 }
 
 PARTS=(part_module part_block part_daemon)

@@ -1,0 +1,278 @@
+#!/bin/bash
+# sbdd as a system service, with systemd as PID 1 (run-vm --systemd): SBD is
+# installed into the guest the way a package lays it out (the 'stage-usr'
+# tree: --prefix=/usr --sysconfdir=/etc) plus sbd.ko in extra/, then
+# D-Bus activation by an unprivileged caller, the unit's state, the
+# journal, a clean stop that keeps the disks' data, a restart after
+# SIGKILL with an identical tree, polkit refusing an unprivileged writer,
+# the hardening in effect, uevents under PrivateNetwork=yes and the
+# watchdog.
+# shellcheck source=tests/vm/lib.sh
+. "${SBD_VM_LIB:?run me with tests/vm/run-vm --systemd}"
+
+STAGE=$SBD_BUILD_DIR/systemd/stage-usr
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+NAME=org.sbd.Sbd1
+ROOT=/org/sbd/Sbd1
+DEV0=/org/sbd/Sbd1/devices/sbd0
+D0=$SBD_DEVICES/sbd0
+
+# main_pid: the service's main PID (0 when not running)
+main_pid() { systemctl show -P MainPID sbdd.service; }
+# name_owned: is org.sbd.Sbd1 owned on the system bus right now
+name_owned() {
+	busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+		NameHasOwner s "$NAME"
+}
+# tree_snapshot FILE: GetManagedObjects (as root), normalised: sorted keys,
+# one line per object and interface
+tree_snapshot() {
+	busctl --system --json=short call "$NAME" "$ROOT" org.freedesktop.DBus.ObjectManager \
+		GetManagedObjects | jq -S -c '.data[0] | to_entries[] | {(.key): .value}' | sort >"$1"
+}
+# wait_until SECONDS CMD...: until CMD succeeds (every 0.2 s)
+wait_until() {
+	local n=$(($1 * 5))
+	shift
+	while ((n-- > 0)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	return 1
+}
+# tstep NAME: step, with the guest's uptime (the budget is tight under TCG)
+tstep() {
+	local up _
+	read -r up _ </proc/uptime
+	step "$* (at ${up}s)"
+}
+# dbus_error CMD...: the D-Bus error name of a dbus-send call that must fail
+dbus_error() {
+	local out
+	if out=$("$@" 2>&1); then
+		echo "(no error: $out)"
+	else
+		out=${out#Error }
+		echo "${out%%:*}"
+	fi
+}
+# label_is VALUE: the daemon's Label of sbd0
+label_is() {
+	[[ $(busctl --system get-property "$NAME" "$DEV0" org.sbd.Sbd1.Device Label) == "s \"$1\"" ]]
+}
+
+tstep "the guest boots with systemd, and SBD is installed into it"
+assert_eq systemd "$(cat /proc/1/comm)" "PID 1"
+[[ -f $STAGE/usr/sbin/sbdd ]] || die "no staged install in $STAGE (ninja -C build systemd/stage-usr.stamp)"
+state=$(timeout 120 systemctl is-system-running --wait 2>&1 || true)
+assert_match '^(running|degraded)$' "$state" "systemctl is-system-running"
+# The package's files, as `meson install --destdir /` would put them.
+tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink --no-same-owner
+sbd_module_install
+# Module parameters come from the configuration, not from the unit.
+printf '[Parameters]\nndevices=2\nsize=16M\n' >/etc/sbd/sbdd.conf
+assert_ok systemctl daemon-reload
+assert_ok busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+activatable=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+	ListActivatableNames)
+assert_match "\"$NAME\"" "$activatable" "$NAME is activatable"
+assert_match '"org.freedesktop.PolicyKit1"' "$activatable" "polkit is activatable"
+assert_match '^(/usr)?/lib/systemd/system/sbdd\.service$' "$(systemctl show -P FragmentPath sbdd.service)" "the unit's file"
+
+tstep "nothing runs yet"
+assert_eq inactive "$(systemctl is-active sbdd.service || true)" "sbdd.service"
+assert_eq "b false" "$(name_owned)" "NameHasOwner $NAME"
+assert_not_exists /sys/module/sbd
+
+tstep "an unprivileged caller starts sbdd through D-Bus activation"
+out=$("${NOBODY[@]}" busctl --system call "$NAME" "$ROOT" org.freedesktop.DBus.ObjectManager \
+	GetManagedObjects 2>&1) || fail "GetManagedObjects as uid 65534: $out"
+assert_match '"/org/sbd/Sbd1/devices/sbd0"' "$out" "the reply holds sbd0"
+assert_match '"/org/sbd/Sbd1/devices/sbd1"' "$out" "the reply holds sbd1 (ndevices=2 from sbdd.conf)"
+out=$("${NOBODY[@]}" sbdctl list 2>&1) || fail "sbdctl list as uid 65534: $out"
+log "${out//$'\n'/$'\n'    }"
+assert_match $'\nsbd0 +16\\.0M .*/dev/sbd0\nsbd1 +16\\.0M .*/dev/sbd1' "$out" "sbdctl list as uid 65534"
+assert_eq "b true" "$(name_owned)" "NameHasOwner $NAME"
+
+tstep "systemctl status: active, the module loaded, the daemon's lines in the journal"
+assert_eq active "$(systemctl is-active sbdd.service)" "sbdd.service"
+out=$(systemctl status --no-pager --lines=0 sbdd.service 2>&1 || true)
+log "${out//$'\n'/$'\n'    }"
+assert_match 'Active: active \(running\)' "$out" "systemctl status"
+assert_match 'Status: "Mirroring 2 sbd device\(s\), module live\."' "$out" "STATUS="
+assert_eq live "$(read_attr /sys/module/sbd/initstate)" "/sys/module/sbd/initstate"
+assert_eq 2 "$(read_attr /sys/module/sbd/parameters/ndevices)" "module parameter ndevices"
+journal=$(journalctl -b -u sbdd.service --no-pager -o cat)
+assert_match 'Mirroring 2 device\(s\) as org\.sbd\.Sbd1' "$journal" "the journal has sbdd's start-up line"
+assert_match 'Module sbd is live' "$journal" "the journal has the module's state"
+pid1=$(main_pid)
+assert_ne 0 "$pid1" "MainPID"
+
+tstep "the hardening is in effect"
+props=(CapabilityBoundingSet=cap_sys_module NoNewPrivileges=yes PrivateNetwork=yes
+	ProtectSystem=strict ProtectKernelTunables=yes ProtectKernelModules=no PrivateDevices=yes
+	RestrictNamespaces=yes MemoryDenyWriteExecute=yes WatchdogUSec=3min LimitNOFILE=524288
+	'ReadWritePaths=/sys/devices/system /sys/bus' 'RestrictAddressFamilies=AF_NETLINK AF_UNIX')
+names=("${props[@]%%=*}")
+mapfile -t shown < <(systemctl show sbdd.service "${names[@]/#/--property=}")
+for p in "${props[@]}"; do
+	got=
+	for l in "${shown[@]}"; do [[ $l == "${p%%=*}="* ]] && got=$l; done
+	assert_eq "$p" "$got" "systemctl show"
+done
+status=$(cat "/proc/$pid1/status")
+assert_match $'\nCapEff:\t0000000000010000\n' "$status" "effective capabilities: CAP_SYS_MODULE only"
+assert_match $'\nCapBnd:\t0000000000010000\n' "$status" "bounding set: CAP_SYS_MODULE only"
+assert_match $'\nNoNewPrivs:\t1\n' "$status" "no_new_privs"
+assert_match $'\nSeccomp:\t2\n' "$status" "seccomp filter"
+assert_ne "$(readlink /proc/1/ns/net)" "$(readlink "/proc/$pid1/ns/net")" "network namespace"
+assert_ne "$(readlink /proc/1/ns/mnt)" "$(readlink "/proc/$pid1/ns/mnt")" "mount namespace"
+mounts=$(cat "/proc/$pid1/mountinfo")
+assert_match ' /sys ro,' "$mounts" "/sys read-only for sbdd"
+assert_match ' /sys/devices/system rw,' "$mounts" "/sys/devices/system writable for sbdd"
+assert_match ' /sys/bus rw,' "$mounts" "/sys/bus writable for sbdd"
+assert_match ' / ro,' "$mounts" "/ read-only for sbdd"
+# Every mount sbdd sees read-write: the two sysfs trees, its private /tmp,
+# /var/tmp, /proc (pid subset) and mqueue (PrivateIPC=), and /dev/pts (no
+# device may be opened: DevicePolicy=closed). Not /run (ReadOnlyPaths=).
+rw_mounts() { # rw_mounts PID: the read-write mount points, sorted
+	local mp opts
+	while read -r _ _ _ _ mp opts _; do
+		[[ $opts == rw* ]] && echo "$mp"
+	done <"/proc/$1/mountinfo" | sort | tr '\n' ' '
+}
+assert_eq "/dev/mqueue /dev/pts /proc /sys/bus /sys/devices/system /tmp /var/tmp " "$(rw_mounts "$pid1")" \
+	"read-write mounts of sbdd"
+# For comparison (not a check): systemd's own hostnamed, ProtectSystem=strict.
+busctl --system get-property org.freedesktop.hostname1 /org/freedesktop/hostname1 org.freedesktop.hostname1 \
+	Hostname >/dev/null 2>&1 || true
+hpid=$(systemctl show -P MainPID systemd-hostnamed.service)
+[[ $hpid != 0 ]] && log "systemd-hostnamed's read-write mounts: $(rw_mounts "$hpid")"
+systemd-analyze security --no-pager sbdd.service >"$SBD_VM_RESULTS/security-online.txt" 2>&1 || true
+security=$(tail -n 1 "$SBD_VM_RESULTS/security-online.txt")
+log "$security"
+assert_match 'Overall exposure level for sbdd\.service: (0\.[0-9]|1\.[0-9]|2\.0) ' "$security" \
+	"systemd-analyze security (goal: 2.0 or lower)"
+
+tstep "uevents reach sbdd in its private network namespace"
+# online has no sysfs_notify: only the kernel's uevent tells the daemon.
+bg_start monitor busctl --system monitor --match "type='signal',interface='org.freedesktop.DBus.Properties'"
+sleep 1
+attr_write "$SBD_DEVICES/sbd1/online" 0
+wait_until 10 test "$(busctl --system get-property "$NAME" /org/sbd/Sbd1/devices/sbd1 org.sbd.Sbd1.Device Online)" = "b false" &&
+	pass "Online of sbd1 follows an offline uevent" || fail "Online of sbd1 still true after writing 0 to sysfs"
+attr_write "$SBD_DEVICES/sbd1/online" 1
+attr_write "$D0/label" from-sysfs
+wait_until 10 label_is from-sysfs && pass "Label follows a write straight to sysfs" || fail "Label did not follow sysfs"
+# A disk created behind the daemon's back: only its add uevent announces it.
+attr_write "$SBD_DRV/new_device" "8M 7"
+wait_until 10 busctl --system get-property "$NAME" /org/sbd/Sbd1/devices/sbd7 org.sbd.Sbd1.Device Size &&
+	pass "sbd7, added through sysfs, appears on the bus" || fail "sbd7 did not appear"
+attr_write "$SBD_DRV/delete_device" sbd7
+sleep 1
+bg_stop monitor
+signals=$(bg_output monitor)
+assert_match 'STRING "from-sysfs"' "$signals" "PropertiesChanged carried the new Label"
+assert_match 'STRING "Online";[[:space:]]+VARIANT "b" \{[[:space:]]+BOOLEAN false' "$signals" \
+	"PropertiesChanged carried Online=false"
+
+tstep "polkit refuses an unprivileged writer, root may write"
+# dbus-send and gdbus print the error's name; neither asks for interactive
+# authorization (busctl does, and prints only the message).
+assert_eq org.sbd.Sbd1.Error.NotAuthorized "$(dbus_error "${NOBODY[@]}" dbus-send --system --print-reply \
+	--dest="$NAME" "$DEV0" org.freedesktop.DBus.Properties.Set \
+	string:org.sbd.Sbd1.Device string:Label variant:string:intruder)" "Set Label as uid 65534"
+out=$("${NOBODY[@]}" gdbus call --system --dest "$NAME" --object-path "$ROOT" \
+	--method org.sbd.Sbd1.Manager.AddDevice 8388608 '@a{sv} {}' 2>&1) && fail "uid 65534 could add a disk: $out" ||
+	assert_match 'GDBus\.Error:org\.sbd\.Sbd1\.Error\.NotAuthorized:' "$out" "AddDevice as uid 65534 (gdbus)"
+assert_not_exists "$SBD_DEVICES/sbd2"
+out=$("${NOBODY[@]}" sbdctl set sbd0 label intruder 2>&1) && fail "sbdctl set as uid 65534 succeeded" ||
+	assert_match 'Not authorized' "$out" "sbdctl set as uid 65534"
+assert_eq from-sysfs "$(read_attr "$D0/label")" "label unchanged in sysfs"
+assert_eq active "$(systemctl is-active polkit.service)" "polkitd was activated and answered"
+assert_ok busctl --system set-property "$NAME" "$DEV0" org.sbd.Sbd1.Device Label s by-root
+assert_eq by-root "$(read_attr "$D0/label")" "label written by root"
+assert_ok sbdctl set sbd1 label by-sbdctl
+assert_eq by-sbdctl "$(read_attr "$SBD_DEVICES/sbd1/label")" "label written by root's sbdctl"
+
+tstep "systemctl stop: a clean stop, the module and the disks' data stay"
+random_file "$SBD_TMP/data" 2048
+dd if="$SBD_TMP/data" of=/dev/sbd0 bs=1M oflag=direct status=none
+tree_snapshot "$SBD_TMP/tree-before-stop"
+assert_ok systemctl stop sbdd.service
+assert_eq inactive "$(systemctl is-active sbdd.service || true)" "sbdd.service after stop"
+assert_eq success "$(systemctl show -P Result sbdd.service)" "Result (no kill, no failure)"
+assert_eq 0 "$(systemctl show -P ExecMainStatus sbdd.service)" "exit status"
+assert_eq "b false" "$(name_owned)" "NameHasOwner after stop"
+assert_eq live "$(read_attr /sys/module/sbd/initstate)" "the module stays loaded"
+same_data "$SBD_TMP/data" /dev/sbd0
+assert_ok systemctl start sbdd.service
+assert_eq active "$(systemctl is-active sbdd.service)" "sbdd.service started again"
+same_data "$SBD_TMP/data" /dev/sbd0
+tree_snapshot "$SBD_TMP/tree-after-start"
+assert_ok cmp "$SBD_TMP/tree-before-stop" "$SBD_TMP/tree-after-start"
+
+tstep "SIGKILL: systemd restarts sbdd and the tree comes back identical"
+tree_snapshot "$SBD_TMP/tree-before-kill"
+busctl --system tree "$NAME" >"$SBD_TMP/busctl-tree-before" 2>&1
+pid1=$(main_pid)
+restarts=$(systemctl show -P NRestarts sbdd.service)
+kill -KILL "$pid1"
+wait_until 20 sh -c "[ \"\$(systemctl show -P MainPID sbdd.service)\" != 0 ] &&
+	[ \"\$(systemctl show -P MainPID sbdd.service)\" != $pid1 ] &&
+	[ \"\$(systemctl is-active sbdd.service)\" = active ]" ||
+	fail "sbdd.service did not come back after SIGKILL"
+pid2=$(main_pid)
+assert_ne "$pid1" "$pid2" "MainPID after the restart"
+assert_eq $((restarts + 1)) "$(systemctl show -P NRestarts sbdd.service)" "NRestarts"
+tree_snapshot "$SBD_TMP/tree-after-kill"
+busctl --system tree "$NAME" >"$SBD_TMP/busctl-tree-after" 2>&1
+if cmp -s "$SBD_TMP/tree-before-kill" "$SBD_TMP/tree-after-kill"; then
+	pass "GetManagedObjects identical ($(wc -l <"$SBD_TMP/tree-after-kill") interfaces)"
+else
+	fail "GetManagedObjects differs after the restart: $(diff "$SBD_TMP/tree-before-kill" "$SBD_TMP/tree-after-kill" | head -c 600)"
+fi
+assert_ok cmp "$SBD_TMP/busctl-tree-before" "$SBD_TMP/busctl-tree-after"
+same_data "$SBD_TMP/data" /dev/sbd0
+journal=$(journalctl -b -u sbdd.service --no-pager -o cat)
+assert_match 'Main process exited, code=killed, status=9/KILL' "$journal" "the journal records the kill"
+
+tstep "Module.Unload and Module.Load work inside the sandbox (root, sbdctl)"
+assert_ok sbdctl module unload
+assert_not_exists /sys/module/sbd
+assert_eq "ao 0" "$(busctl --system get-property "$NAME" "$ROOT" org.sbd.Sbd1.Manager Devices)" "Devices after Unload"
+# Load() takes its parameters from the caller (the configured ones apply
+# only when sbdd itself loads the module at start).
+assert_ok sbdctl module load ndevices=2 size=16M
+assert_eq live "$(read_attr /sys/module/sbd/initstate)" "the module after Load"
+assert_eq 2 "$(read_attr /sys/module/sbd/parameters/ndevices)" "ndevices after Load"
+wait_until 10 label_is sbd0 && pass "sbd0 is back, with its default label" || fail "sbd0 did not come back"
+assert_ok busctl --system set-property "$NAME" "$DEV0" org.sbd.Sbd1.Device Label s after-reload
+assert_eq after-reload "$(read_attr "$D0/label")" "a write to the new sbd0 reaches sysfs"
+
+tstep "the watchdog is pinged; udevd's uevents would not reach sbdd"
+# One drop-in, one restart, two facts. WatchdogSec=2s: without WATCHDOG=1
+# pings systemd would kill sbdd after 2 s. --uevent-source=udev: udevd's
+# netlink group stays in the host's network namespace, so under
+# PrivateNetwork=yes sbdd would miss every event (why the unit says kernel).
+mkdir -p /run/systemd/system/sbdd.service.d
+printf '[Service]\nWatchdogSec=2s\nExecStart=\nExecStart=/usr/sbin/sbdd --uevent-source=udev\n' \
+	>/run/systemd/system/sbdd.service.d/test.conf
+systemctl daemon-reload
+assert_ok systemctl restart sbdd.service
+pid3=$(main_pid)
+assert_eq active "$(systemctl is-active systemd-udevd.service)" "udevd runs"
+attr_write "$SBD_DEVICES/sbd1/online" 0
+sleep 4
+assert_eq "b true" "$(busctl --system get-property "$NAME" /org/sbd/Sbd1/devices/sbd1 org.sbd.Sbd1.Device Online)" \
+	"Online of sbd1 with udev's uevents, 4 s after going offline (none arrived)"
+attr_write "$SBD_DEVICES/sbd1/online" 1
+assert_eq "$pid3" "$(main_pid)" "MainPID 4 s later (WatchdogSec=2s)"
+assert_eq active "$(systemctl is-active sbdd.service)" "sbdd.service 4 s later"
+assert_eq 0 "$(systemctl show -P NRestarts sbdd.service)" "NRestarts after the watchdog test"
+
+tstep "stop, and nothing is left running"
+assert_ok systemctl stop sbdd.service
+assert_eq "b false" "$(name_owned)" "NameHasOwner"
+assert_eq 0 "$(main_pid)" "MainPID"
+assert_eq live "$(read_attr /sys/module/sbd/initstate)" "the module stays loaded"
