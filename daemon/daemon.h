@@ -40,6 +40,7 @@ struct attr_def {
         char *property;  /* "PowerRuntimeStatus"; the vtable points here */
         char type;       /* 's', 't', 'b', 'u' */
         unsigned flags;  /* ATTR_* */
+        unsigned mode;   /* st_mode when first seen: the same on every object */
 };
 
 /* The attribute properties of a kind: one vtable shared by every object

@@ -320,6 +320,17 @@ static int discover_cb(const char *file, unsigned mode, void *userdata) {
         return 0;
 }
 
+/* The mode of a file already in the kind's attribute table, else 0. */
+static unsigned discover_known_mode(const char *file, void *userdata) {
+        struct discover *disc = userdata;
+        const struct attr_table *t = &disc->daemon->tables[disc->kind];
+
+        for (size_t i = 0; i < t->n_defs; i++)
+                if (streq(t->defs[i].file, file))
+                        return t->defs[i].mode;
+        return 0;
+}
+
 static int object_new(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret) {
         struct sbd_object *o;
         struct discover disc = { .daemon = d, .kind = kind };
@@ -346,7 +357,7 @@ static int object_new(struct daemon *d, enum object_kind kind, const char *syspa
                 goto fail;
         o->dirfd = r;
 
-        r = sysfs_list_attributes(o->dirfd, discover_cb, &disc);
+        r = sysfs_list_attributes(o->dirfd, discover_known_mode, discover_cb, &disc);
         if (r < 0)
                 goto fail;
         o->n_values = t->n_defs;
