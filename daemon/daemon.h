@@ -61,6 +61,7 @@ struct attr_value {
         char *text;                /* cached value; NULL: not cached */
         int error;                 /* why text is NULL (negative errno) */
         int fd;                    /* kept open for ATTR_WATCH, else -1 */
+        bool fd_writable;          /* fd is O_RDWR: Set writes through it */
         sd_event_source *watch;    /* POLLPRI on fd */
         bool present;              /* the object has this attribute */
 };

@@ -23,9 +23,21 @@ ssize_t sysfs_read_at(int dirfd, const char *file, char *buf) {
         return sysfs_pread(fd, buf);
 }
 
+int sysfs_write_fd(int fd, const char *value, size_t len) {
+        ssize_t n;
+
+        if (len >= ATTR_VALUE_MAX)
+                return -EINVAL;
+        n = pwrite(fd, value, len, 0);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n != len)
+                return -EIO;
+        return 0;
+}
+
 int sysfs_write_at(int dirfd, const char *file, const char *value, size_t len) {
         _cleanup_close_ int fd = -1;
-        ssize_t n;
 
         if (len >= ATTR_VALUE_MAX)
                 return -EINVAL;
@@ -34,12 +46,7 @@ int sysfs_write_at(int dirfd, const char *file, const char *value, size_t len) {
         fd = openat(dirfd, file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        n = write(fd, value, len);
-        if (n < 0)
-                return -errno;
-        if ((size_t) n != len)
-                return -EIO;
-        return 0;
+        return sysfs_write_fd(fd, value, len);
 }
 
 static bool has_uevent(int dirfd, const char *sub) {

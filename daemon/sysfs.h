@@ -23,6 +23,10 @@ ssize_t sysfs_pread(int fd, char *buf);
  * with -EINVAL before anything is written: kernfs would silently cut
  * them. A short write is reported as -EIO. */
 int sysfs_write_at(int dirfd, const char *file, const char *value, size_t len);
+/* The same through an fd kept open for reading and writing (kernfs only:
+ * a plain file would keep the old tail). A kernfs node deleted since it
+ * was opened answers -ENODEV: the write never reaches another object. */
+int sysfs_write_fd(int fd, const char *value, size_t len);
 
 /* Call cb for every regular file of the object: directly in the
  * directory and one level down in attribute groups (subdirectories
