@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ static void result_init(struct result *r, const char *row, enum goal_kind kind, 
 			const char *unit, const char *fmt, va_list ap)
 {
 	*r = (struct result){ .kind = kind, .goal = goal, .value_p99 = -1, .limit_p99 = -1,
-			      .limit_median = -1 };
+			      .limit_median = -1, .ratio = NAN };
 	snprintf(r->row, sizeof(r->row), "%s", row);
 	snprintf(r->unit, sizeof(r->unit), "%s", unit);
 	vsnprintf(r->measure, sizeof(r->measure), fmt, ap);

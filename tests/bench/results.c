@@ -25,6 +25,8 @@ double result_ratio(const struct result *r)
 {
 	if (result_is_value(r))
 		return r->value_median;
+	if (!isnan(r->ratio))
+		return r->ratio;
 	return r->limit_median > 0 ? r->value_median / r->limit_median : NAN;
 }
 
@@ -48,19 +50,23 @@ const char *result_verdict(const struct result *r)
 
 void results_write(FILE *f, const struct result *r)
 {
-	fprintf(f, "%s\t%s\t%g\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\n", r->row, kind_names[r->kind],
-		r->goal, r->unit, r->value_median, r->value_p99, r->limit_median, r->limit_p99,
-		r->measure);
+	char ratio[32] = "-";
+
+	if (!isnan(r->ratio))
+		snprintf(ratio, sizeof(ratio), "%.4f", r->ratio);
+	fprintf(f, "%s\t%s\t%g\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t%s\n", r->row,
+		kind_names[r->kind], r->goal, *r->unit ? r->unit : "-", r->value_median, r->value_p99,
+		r->limit_median, r->limit_p99, ratio, r->measure);
 	fflush(f);
 }
 
 static int parse_line(char *line, struct result *r)
 {
-	char *field[9], *save = NULL;
+	char *field[10], *save = NULL;
 	int i;
 
 	line[strcspn(line, "\n")] = '\0';
-	for (i = 0; i < 9; i++) {
+	for (i = 0; i < 10; i++) {
 		field[i] = strtok_r(i ? NULL : line, "\t", &save);
 		if (!field[i])
 			return -EINVAL;
@@ -79,7 +85,8 @@ static int parse_line(char *line, struct result *r)
 	r->value_p99 = strtod(field[5], NULL);
 	r->limit_median = strtod(field[6], NULL);
 	r->limit_p99 = strtod(field[7], NULL);
-	snprintf(r->measure, sizeof(r->measure), "%s", field[8]);
+	r->ratio = strcmp(field[8], "-") ? strtod(field[8], NULL) : NAN;
+	snprintf(r->measure, sizeof(r->measure), "%s", field[9]);
 	return 0;
 }
 
@@ -177,10 +184,10 @@ static void format_goal(char *buf, size_t size, const struct result *r)
 {
 	switch (r->kind) {
 	case GOAL_AT_MOST:
-		snprintf(buf, size, "<= %.1fx", r->goal);
+		snprintf(buf, size, "<= %gx", r->goal);
 		break;
 	case GOAL_AT_LEAST:
-		snprintf(buf, size, ">= %.1fx", r->goal);
+		snprintf(buf, size, ">= %gx", r->goal);
 		break;
 	case GOAL_VALUE:
 		snprintf(buf, size, "<= %g%s%s", r->goal, *r->unit ? " " : "", r->unit);

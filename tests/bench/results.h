@@ -27,13 +27,17 @@ struct result {
 	double goal;
 	double value_median, value_p99;
 	double limit_median, limit_p99;
+	double ratio;	/* when set (not NAN): the median of paired ratios */
 };
 
 double result_ratio(const struct result *r);
 /* "meets", "MISSES", "context", "peer" */
 const char *result_verdict(const struct result *r);
 
-/* One TSV line: row, kind, goal, unit, value median, p99, limit median, p99, measure. */
+/*
+ * One TSV line: row, kind, goal, unit, value median, p99, limit median,
+ * p99, ratio ("-": value median / limit median), measure.
+ */
 void results_write(FILE *f, const struct result *r);
 /* Append the results of a TSV file to *results; returns how many or -errno. */
 int results_read(const char *file, struct result **results, size_t *n);
