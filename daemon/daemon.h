@@ -40,6 +40,7 @@ struct attr_def {
         char *property;  /* "PowerRuntimeStatus"; the vtable points here */
         char type;       /* 's', 't', 'b', 'u' */
         unsigned flags;  /* ATTR_* */
+        unsigned mode;   /* st_mode when first seen: the same on every object */
 };
 
 /* The attribute properties of a kind: one vtable shared by every object
@@ -60,6 +61,7 @@ struct attr_value {
         char *text;                /* cached value; NULL: not cached */
         int error;                 /* why text is NULL (negative errno) */
         int fd;                    /* kept open for ATTR_WATCH, else -1 */
+        bool fd_writable;          /* fd is O_RDWR: Set writes through it */
         sd_event_source *watch;    /* POLLPRI on fd */
         bool present;              /* the object has this attribute */
 };

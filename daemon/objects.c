@@ -28,6 +28,7 @@ static void attr_value_close(struct attr_value *v) {
         if (v->fd >= 0)
                 close(v->fd);
         v->fd = -1;
+        v->fd_writable = false;
         free(v->text);
         v->text = NULL;
 }
@@ -231,7 +232,15 @@ static void attr_watch(struct sbd_object *o, struct attr_value *v) {
 
         if (!(def->flags & ATTR_WATCH) || v->fd >= 0)
                 return;
-        v->fd = openat(o->dirfd, def->file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* A writable attribute's fd also serves Set: one pwrite() instead
+         * of openat(), write() and close() per write. */
+        v->fd_writable = false;
+        if (def->flags & ATTR_WRITABLE) {
+                v->fd = openat(o->dirfd, def->file, O_RDWR | O_CLOEXEC | O_NOCTTY);
+                v->fd_writable = v->fd >= 0;
+        }
+        if (v->fd < 0)
+                v->fd = openat(o->dirfd, def->file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (v->fd < 0) {
                 log_debug_errno(-errno, "Cannot open %s/%s: %m", o->syspath, def->file);
                 return;
@@ -246,6 +255,7 @@ static void attr_watch(struct sbd_object *o, struct attr_value *v) {
                 log_debug_errno(r, "Cannot watch %s/%s, relying on uevents: %m", o->syspath, def->file);
                 close(v->fd);
                 v->fd = -1;
+                v->fd_writable = false;
         }
 }
 
@@ -320,6 +330,17 @@ static int discover_cb(const char *file, unsigned mode, void *userdata) {
         return 0;
 }
 
+/* The mode of a file already in the kind's attribute table, else 0. */
+static unsigned discover_known_mode(const char *file, void *userdata) {
+        struct discover *disc = userdata;
+        const struct attr_table *t = &disc->daemon->tables[disc->kind];
+
+        for (size_t i = 0; i < t->n_defs; i++)
+                if (streq(t->defs[i].file, file))
+                        return t->defs[i].mode;
+        return 0;
+}
+
 static int object_new(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret) {
         struct sbd_object *o;
         struct discover disc = { .daemon = d, .kind = kind };
@@ -346,7 +367,7 @@ static int object_new(struct daemon *d, enum object_kind kind, const char *syspa
                 goto fail;
         o->dirfd = r;
 
-        r = sysfs_list_attributes(o->dirfd, discover_cb, &disc);
+        r = sysfs_list_attributes(o->dirfd, discover_known_mode, discover_cb, &disc);
         if (r < 0)
                 goto fail;
         o->n_values = t->n_defs;

@@ -39,6 +39,7 @@ static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         struct set_request *s = userdata;
         const struct attr_def *def;
+        struct attr_value *v;
         struct sbd_object *o;
         char what[512];
         int r;
@@ -54,10 +55,14 @@ static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
                 return;
         }
         def = &d->tables[o->kind].defs[s->index];
-        r = sysfs_write_at(o->dirfd, def->file, s->value, s->len);
+        v = &o->values[s->index];
+        if (v->fd_writable)
+                r = sysfs_write_fd(v->fd, s->value, s->len);
+        else
+                r = sysfs_write_at(o->dirfd, def->file, s->value, s->len);
         if (r < 0) {
                 log_debug_errno(r, "Writing '%s' to %s/%s failed: %m", s->value, o->syspath, def->file);
-                if (r == -ENOENT)
+                if (r == -ENOENT || (r == -ENODEV && v->fd_writable && object_gone(o)))
                         (void) sd_bus_error_setf(&e, SBD_ERROR_DEVICE_GONE, "%s no longer exists.", o->syspath);
                 else {
                         snprintf(what, sizeof(what), "The kernel refused '%.64s%s' for %s/%s", s->value,

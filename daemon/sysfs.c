@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -22,9 +23,21 @@ ssize_t sysfs_read_at(int dirfd, const char *file, char *buf) {
         return sysfs_pread(fd, buf);
 }
 
+int sysfs_write_fd(int fd, const char *value, size_t len) {
+        ssize_t n;
+
+        if (len >= ATTR_VALUE_MAX)
+                return -EINVAL;
+        n = pwrite(fd, value, len, 0);
+        if (n < 0)
+                return -errno;
+        if ((size_t) n != len)
+                return -EIO;
+        return 0;
+}
+
 int sysfs_write_at(int dirfd, const char *file, const char *value, size_t len) {
         _cleanup_close_ int fd = -1;
-        ssize_t n;
 
         if (len >= ATTR_VALUE_MAX)
                 return -EINVAL;
@@ -33,12 +46,7 @@ int sysfs_write_at(int dirfd, const char *file, const char *value, size_t len) {
         fd = openat(dirfd, file, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        n = write(fd, value, len);
-        if (n < 0)
-                return -errno;
-        if ((size_t) n != len)
-                return -EIO;
-        return 0;
+        return sysfs_write_fd(fd, value, len);
 }
 
 static bool has_uevent(int dirfd, const char *sub) {
@@ -48,51 +56,100 @@ static bool has_uevent(int dirfd, const char *sub) {
         return faccessat(dirfd, p, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static int list_dir(int dirfd, const char *sub, sysfs_attr_cb cb, void *userdata) {
-        _cleanup_closedir_ DIR *d = NULL;
-        int fd, r;
+/* Entries of directory "sub" of dirfd (NULL: dirfd itself) with their
+ * d_type, straight from getdents64(): no fstat() and fcntl()s as
+ * fdopendir() makes, no stat() per entry. cb returning non-zero stops. */
+typedef int (*entry_cb)(const char *name, unsigned char type, void *userdata);
 
-        fd = openat(dirfd, sub ?: ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-        for (struct dirent *de; (errno = 0, de = readdir(d));) {
-                char file[2 * NAME_MAX + 2];
-                struct stat st;
+static int dir_foreach(int dirfd, const char *sub, entry_cb cb, void *userdata) {
+        _cleanup_close_ int own = -1;
+        char buf[8192] __attribute__((aligned(8)));
+        int fd = dirfd, r;
 
-                if (de->d_name[0] == '.')
-                        continue;
-                if (sub)
-                        snprintf(file, sizeof(file), "%s/%s", sub, de->d_name);
-                else
-                        snprintf(file, sizeof(file), "%s", de->d_name);
-                if (de->d_type == DT_LNK)
-                        continue;
-                if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        continue; /* vanished meanwhile */
-                if (S_ISDIR(st.st_mode)) {
-                        if (sub || has_uevent(dirfd, file))
-                                continue;
-                        r = list_dir(dirfd, file, cb, userdata);
-                        if (r < 0)
+        if (sub) {
+                own = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (own < 0)
+                        return -errno;
+                fd = own;
+        } else if (lseek(dirfd, 0, SEEK_SET) < 0) /* only *at() calls use dirfd */
+                return -errno;
+        for (;;) {
+                ssize_t n = getdents64(fd, buf, sizeof(buf));
+
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        return 0;
+                for (ssize_t off = 0; off < n;) {
+                        struct dirent64 *de = (struct dirent64 *) (buf + off);
+
+                        off += de->d_reclen;
+                        if (de->d_name[0] == '.')
+                                continue; /* ".", "..": sysfs has no other dot files */
+                        r = cb(de->d_name, de->d_type, userdata);
+                        if (r != 0)
                                 return r;
-                        continue;
                 }
-                if (!S_ISREG(st.st_mode))
-                        continue;
-                r = cb(file, st.st_mode, userdata);
-                if (r < 0)
-                        return r;
         }
-        return errno > 0 ? -errno : 0;
 }
 
-int sysfs_list_attributes(int dirfd, sysfs_attr_cb cb, void *userdata) {
-        return list_dir(dirfd, NULL, cb, userdata);
+struct list_ctx {
+        int dirfd;
+        const char *sub;
+        sysfs_mode_cb known_mode;
+        sysfs_attr_cb cb;
+        void *userdata;
+};
+
+static int list_dir(int dirfd, const char *sub, struct list_ctx *ctx);
+
+static int list_entry(const char *name, unsigned char type, void *userdata) {
+        struct list_ctx *ctx = userdata;
+        char file[2 * NAME_MAX + 2];
+        unsigned mode = 0;
+        struct stat st;
+
+        if (type == DT_LNK)
+                return 0;
+        if (ctx->sub)
+                snprintf(file, sizeof(file), "%s/%s", ctx->sub, name);
+        else
+                snprintf(file, sizeof(file), "%s", name);
+        /* Attribute files keep their mode for every object of a kind:
+         * only a file not seen before costs a stat(). kernfs gives every
+         * entry its d_type; other file systems may not (DT_UNKNOWN). */
+        if (type == DT_REG && ctx->known_mode)
+                mode = ctx->known_mode(file, ctx->userdata);
+        else if (type == DT_DIR)
+                mode = S_IFDIR;
+        if (!mode) {
+                if (fstatat(ctx->dirfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return 0; /* vanished meanwhile */
+                mode = st.st_mode;
+        }
+        if (S_ISDIR(mode)) {
+                if (ctx->sub || has_uevent(ctx->dirfd, file))
+                        return 0;
+                return list_dir(ctx->dirfd, file, ctx);
+        }
+        if (!S_ISREG(mode))
+                return 0;
+        return ctx->cb(file, mode, ctx->userdata);
+}
+
+static int list_dir(int dirfd, const char *sub, struct list_ctx *ctx) {
+        struct list_ctx c = *ctx;
+
+        c.sub = sub;
+        return dir_foreach(dirfd, sub, list_entry, &c);
+}
+
+int sysfs_list_attributes(int dirfd, sysfs_mode_cb known_mode, sysfs_attr_cb cb, void *userdata) {
+        struct list_ctx ctx = {
+                .dirfd = dirfd, .known_mode = known_mode, .cb = cb, .userdata = userdata,
+        };
+
+        return list_dir(dirfd, NULL, &ctx);
 }
 
 int sysfs_open_dir(const char *path, dev_t *ret_dev, ino_t *ret_ino) {
@@ -134,22 +191,19 @@ int sysfs_link_basename(int dirfd, const char *name, char **ret) {
         return 0;
 }
 
-int sysfs_first_entry(int dirfd, const char *sub, char **ret) {
-        _cleanup_closedir_ DIR *d = NULL;
-        int fd = openat(dirfd, sub, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+static int first_entry(const char *name, unsigned char type, void *userdata) {
+        char **ret = userdata;
 
-        if (fd < 0)
-                return -errno;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
-        for (struct dirent *de; (de = readdir(d));) {
-                if (de->d_name[0] == '.')
-                        continue;
-                *ret = strdup(de->d_name);
-                return *ret ? 0 : -ENOMEM;
-        }
-        return -ENOENT;
+        *ret = strdup(name);
+        return *ret ? 1 : -ENOMEM;
+}
+
+int sysfs_first_entry(int dirfd, const char *sub, char **ret) {
+        int r;
+
+        *ret = NULL;
+        r = dir_foreach(dirfd, sub, first_entry, ret);
+        if (r < 0)
+                return r;
+        return *ret ? 0 : -ENOENT;
 }

@@ -23,13 +23,21 @@ ssize_t sysfs_pread(int fd, char *buf);
  * with -EINVAL before anything is written: kernfs would silently cut
  * them. A short write is reported as -EIO. */
 int sysfs_write_at(int dirfd, const char *file, const char *value, size_t len);
+/* The same through an fd kept open for reading and writing (kernfs only:
+ * a plain file would keep the old tail). A kernfs node deleted since it
+ * was opened answers -ENODEV: the write never reaches another object. */
+int sysfs_write_fd(int fd, const char *value, size_t len);
 
 /* Call cb for every regular file of the object: directly in the
  * directory and one level down in attribute groups (subdirectories
  * without their own "uevent", which would make them child kobjects such
  * as block/sbd0). file is relative, e.g. "power/control". */
 typedef int (*sysfs_attr_cb)(const char *file, unsigned mode, void *userdata);
-int sysfs_list_attributes(int dirfd, sysfs_attr_cb cb, void *userdata);
+/* known_mode (may be NULL) returns the mode of a regular file already
+ * seen on another object of the same kind, or 0 for unknown: the listing
+ * then stat()s only new files. */
+typedef unsigned (*sysfs_mode_cb)(const char *file, void *userdata);
+int sysfs_list_attributes(int dirfd, sysfs_mode_cb known_mode, sysfs_attr_cb cb, void *userdata);
 
 /* Open an object's directory. */
 int sysfs_open_dir(const char *path, dev_t *ret_dev, ino_t *ret_ino);

@@ -13,11 +13,34 @@
 #include "daemon.h"
 #include "util.h"
 
-static void handle_device(struct daemon *d, const char *action, const char *sysname, const char *syspath) {
+/* The attribute a change event of the module names (SBD_CHANGED=label),
+ * as an index into the device's values; -1 when it names none we know. */
+static int changed_attr(struct daemon *d, struct udev_device *dev) {
+        const char *file = udev_device_get_property_value(dev, "SBD_CHANGED");
+        const struct attr_table *t = &d->tables[OBJECT_DEVICE];
+
+        for (size_t i = 0; file && i < t->n_defs; i++)
+                if (streq(t->defs[i].file, file))
+                        return (int) i;
+        return -1;
+}
+
+static void handle_device(struct daemon *d, struct udev_device *dev, const char *action,
+                          const char *sysname, const char *syspath) {
         struct sbd_object *o = object_find(d, OBJECT_DEVICE, sysname);
+        int changed;
 
         if (streq(action, "remove")) {
                 if (o && streq(o->syspath, syspath))
+                        tree_remove(d, o);
+                return;
+        }
+        /* The module's own change events say which attribute changed:
+         * re-read that one, not all of them (a Set, or a write behind
+         * our back, brings one such event after its sysfs_notify). */
+        if (streq(action, "change") && o && streq(o->syspath, syspath) &&
+            (changed = changed_attr(d, dev)) >= 0 && !object_gone(o)) {
+                if (object_refresh_attr(o, (size_t) changed) == -ENOENT && object_gone(o))
                         tree_remove(d, o);
                 return;
         }
@@ -66,7 +89,7 @@ static void handle_event(struct daemon *d, struct udev_device *dev) {
         log_debug("uevent %s %s %s", action, subsystem, syspath);
 
         if (streq(subsystem, "sbd"))
-                handle_device(d, action, sysname, syspath);
+                handle_device(d, dev, action, sysname, syspath);
         else if (streq(subsystem, "block")) {
                 if (strstr(syspath, "/sbd/"))
                         handle_block(d, syspath);

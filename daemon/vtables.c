@@ -284,6 +284,7 @@ int attr_table_add(struct daemon *d, enum object_kind kind, const char *file, un
                 .property = TAKE_PTR(property),
                 .type = 0,
                 .flags = attr_flags(kind, file) | (attr_mode_is_writable(mode) ? ATTR_WRITABLE : 0),
+                .mode = mode,
         };
         if (!defs[t->n_defs].file) {
                 free(defs[t->n_defs].property);

@@ -8,6 +8,7 @@
 
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/sizes.h>
 #include <linux/version.h>
 
 /*
@@ -41,6 +42,14 @@
 #endif
 
 /*
+ * A copy in RAM has no reason to split I/O: let a request be as large as the
+ * block layer makes them (the default, 255 sectors and 128 segments of
+ * 64 KiB, cut a 1 MiB direct I/O into nine requests ending mid-page).
+ */
+#define SBD_MAX_HW_SECTORS	(SZ_4M >> SECTOR_SHIFT)
+#define SBD_MAX_SEGMENTS	USHRT_MAX
+
+/*
  * 6.9: queue limits are passed to blk_mq_alloc_disk() instead of being set
  * one by one afterwards (the setters were removed in 6.11, and with them the
  * NONROT flag, non-rotational being the default from then on).
@@ -52,6 +61,9 @@ static inline struct gendisk *sbd_compat_alloc_disk(struct blk_mq_tag_set *set,
 	struct queue_limits lim = {
 		.logical_block_size	= SECTOR_SIZE,
 		.physical_block_size	= PAGE_SIZE,
+		.max_hw_sectors		= SBD_MAX_HW_SECTORS,
+		.max_segments		= SBD_MAX_SEGMENTS,
+		.max_segment_size	= UINT_MAX,
 	};
 
 	return blk_mq_alloc_disk(set, &lim, queuedata);
@@ -62,6 +74,9 @@ static inline struct gendisk *sbd_compat_alloc_disk(struct blk_mq_tag_set *set,
 		return disk;
 	blk_queue_logical_block_size(disk->queue, SECTOR_SIZE);
 	blk_queue_physical_block_size(disk->queue, PAGE_SIZE);
+	blk_queue_max_hw_sectors(disk->queue, SBD_MAX_HW_SECTORS);
+	blk_queue_max_segments(disk->queue, SBD_MAX_SEGMENTS);
+	blk_queue_max_segment_size(disk->queue, UINT_MAX);
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
 	return disk;
 #endif

@@ -96,12 +96,14 @@ static int value_append(sd_bus_message *reply, const struct floor_value *v)
 	case 'b':
 		return sd_bus_message_append_basic(reply, 'b', &v->boolean);
 	}
-	if (strcmp(v->signature, "a{ss}") != 0)
-		return sd_bus_message_append_strv(reply, v->strv);
-
-	r = sd_bus_message_open_container(reply, 'a', "{ss}");
-	for (char **s = v->strv; r >= 0 && s && s[0] && s[1]; s += 2)
-		r = sd_bus_message_append(reply, "{ss}", s[0], s[1]);
+	/* "as", "ao" (sd_bus_message_append_strv() would say "as"), "a{ss}" */
+	r = sd_bus_message_open_container(reply, 'a', v->signature + 1);
+	if (strcmp(v->signature, "a{ss}") == 0)
+		for (char **s = v->strv; r >= 0 && s && s[0] && s[1]; s += 2)
+			r = sd_bus_message_append(reply, "{ss}", s[0], s[1]);
+	else
+		for (char **s = v->strv; r >= 0 && s && *s; s++)
+			r = sd_bus_message_append_basic(reply, v->signature[1], *s);
 	return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 

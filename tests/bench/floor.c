@@ -3,13 +3,14 @@
  * sbd-bench-floor: the bare sd-bus server the benchmark measures sbdd
  * against.  It does the least any server could do for the same requests:
  *
- *  - /org/sbd/Floor/file, org.sbd.Floor.File.Value: a Get that pread()s the
- *    same sysfs file a device attribute lives in, and nothing else;
+ *  - /org/sbd/Floor/file/NAME, org.sbd.Floor.File.Value: a Get that
+ *    pread()s the sysfs file given as --file NAME=PATH (the one a device
+ *    attribute lives in) through an fd kept open, and nothing else;
  *  - /org/sbd/Floor/tree/...: a copy of sbdd's whole object tree, taken with
  *    one GetManagedObjects call on Load(), served from memory through
  *    fallback vtables, with an ObjectManager at /org/sbd/Floor/tree.
  *
- * Usage: sbd-bench-floor --file PATH [--name NAME]
+ * Usage: sbd-bench-floor [--file NAME=PATH]... [--name BUSNAME]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,10 +27,19 @@
 #include "floor-tree.h"
 
 #define FLOOR_NAME	"org.sbd.Floor"
-#define FLOOR_FILE_PATH	"/org/sbd/Floor/file"
+#define FLOOR_FILE_PREFIX "/org/sbd/Floor/file/"
+#define FLOOR_MAX_FILES	8
+/* Loading 10,000 objects from sbdd takes seconds under TCG. */
+#define FLOOR_CALL_TIMEOUT_US (600ULL * 1000000ULL)
+
+struct floor_file {
+	int fd;
+	char path[128];
+};
 
 struct floor {
-	int file_fd;
+	struct floor_file files[FLOOR_MAX_FILES];
+	unsigned int n_files;
 	struct floor_tree tree;
 	sd_bus *bus;
 };
@@ -38,11 +48,11 @@ static int file_get_value(sd_bus *bus, const char *path, const char *interface,
 			  const char *property, sd_bus_message *reply,
 			  void *userdata, sd_bus_error *error)
 {
-	struct floor *floor = userdata;
+	struct floor_file *file = userdata;
 	char buf[4096];
 	ssize_t n;
 
-	n = pread(floor->file_fd, buf, sizeof(buf) - 1, 0);
+	n = pread(file->fd, buf, sizeof(buf) - 1, 0);
 	if (n < 0)
 		return -errno;
 	if (n > 0 && buf[n - 1] == '\n')
@@ -86,8 +96,35 @@ static const sd_bus_vtable control_vtable[] = {
 
 static void usage(void)
 {
-	printf("Usage: sbd-bench-floor --file PATH [--name NAME]\n"
+	printf("Usage: sbd-bench-floor [--file NAME=PATH]... [--name BUSNAME]\n"
 	       "The benchmark's bare sd-bus server (see performance.md).\n");
+}
+
+/* --file NAME=PATH: open PATH, to be served at FLOOR_FILE_PREFIX NAME. */
+static int add_file(struct floor *floor, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct floor_file *file;
+
+	if (!eq || eq == arg || floor->n_files == FLOOR_MAX_FILES) {
+		fprintf(stderr, "floor: bad --file %s (NAME=PATH, at most %d)\n", arg,
+			FLOOR_MAX_FILES);
+		return -EINVAL;
+	}
+	file = &floor->files[floor->n_files];
+	snprintf(file->path, sizeof(file->path), "%s%.*s", FLOOR_FILE_PREFIX,
+		 (int)(eq - arg), arg);
+	if (!sd_bus_object_path_is_valid(file->path)) {
+		fprintf(stderr, "floor: bad name in --file %s\n", arg);
+		return -EINVAL;
+	}
+	file->fd = open(eq + 1, O_RDONLY | O_CLOEXEC);
+	if (file->fd < 0) {
+		fprintf(stderr, "floor: open %s: %m\n", eq + 1);
+		return -errno;
+	}
+	floor->n_files++;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -98,36 +135,35 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	struct floor floor = { .file_fd = -1 };
-	const char *name = FLOOR_NAME, *file = NULL;
+	struct floor floor = {};
+	const char *name = FLOOR_NAME;
 	sd_event *event = NULL;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "f:n:h", options, NULL)) >= 0) {
 		switch (c) {
-		case 'f': file = optarg; break;
+		case 'f':
+			if (add_file(&floor, optarg) < 0)
+				return 2;
+			break;
 		case 'n': name = optarg; break;
 		case 'h': usage(); return 0;
 		default: return 2;
 		}
 	}
-	if (!file) {
+	if (optind < argc) {
 		usage();
 		return 2;
-	}
-
-	floor.file_fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (floor.file_fd < 0) {
-		fprintf(stderr, "floor: open %s: %m\n", file);
-		return 1;
 	}
 
 	r = sd_event_default(&event);
 	if (r >= 0)
 		r = sd_bus_open_system(&floor.bus);
 	if (r >= 0)
-		r = sd_bus_add_object_vtable(floor.bus, NULL, FLOOR_FILE_PATH,
-					     "org.sbd.Floor.File", file_vtable, &floor);
+		r = sd_bus_set_method_call_timeout(floor.bus, FLOOR_CALL_TIMEOUT_US);
+	for (unsigned int i = 0; r >= 0 && i < floor.n_files; i++)
+		r = sd_bus_add_object_vtable(floor.bus, NULL, floor.files[i].path,
+					     "org.sbd.Floor.File", file_vtable, &floor.files[i]);
 	if (r >= 0)
 		r = sd_bus_add_object_vtable(floor.bus, NULL, "/org/sbd/Floor",
 					     "org.sbd.Floor.Control", control_vtable, &floor);
@@ -147,6 +183,7 @@ int main(int argc, char **argv)
 	floor_tree_clear(&floor.tree);
 	sd_bus_flush_close_unref(floor.bus);
 	sd_event_unref(event);
-	close(floor.file_fd);
+	for (unsigned int i = 0; i < floor.n_files; i++)
+		close(floor.files[i].fd);
 	return r < 0 ? 1 : 0;
 }

@@ -101,6 +101,11 @@ long proc_rss_kib(int pid)
 	return status_field(path, "VmRSS:");
 }
 
+long meminfo_kib(const char *field)
+{
+	return status_field("/proc/meminfo", field);
+}
+
 long proc_context_switches(int pid)
 {
 	char dir[64], path[384];

@@ -21,4 +21,6 @@ void samples_free(struct samples *s);
 
 /* From /proc/PID/status: VmRSS in KiB, context switches of all threads. */
 long proc_rss_kib(int pid);
+/* A field of /proc/meminfo in KiB, e.g. "MemAvailable:". */
+long meminfo_kib(const char *field);
 long proc_context_switches(int pid);
