@@ -139,6 +139,7 @@ if [[ -s $SBD_TMP/sbdd.pid ]]; then
 	fi
 fi
 cp "$SBD_TMP/bench.out" "$SBD_VM_RESULTS/bench.out"
+[[ -f /run/sbd-bench-sbdd.log ]] && cp /run/sbd-bench-sbdd.log "$SBD_VM_RESULTS/sbdd-startup.log"
 if ((perf)); then
 	kill -INT "${_sbd_bg_pid[perf]}"
 	bg_wait perf || true
@@ -175,7 +176,7 @@ fio_row() {
 		s=$(fio_mbs /dev/sbd0 "$engine" "$rw" "$bs")
 		b=$(fio_mbs /dev/ram0 "$engine" "$rw" "$bs")
 		sbd+=("$s") brd+=("$b")
-		ratios+=("$(awk -v s="$s" -v b="$b" 'BEGIN { printf "%.4f", b > 0 ? s / b : 0 }')")
+		ratios+=("$(awk -v s="$s" -v b="$b" 'BEGIN { printf "%.4f", (b > 0 ? s / b : 0) }')")
 	done
 	log "$engine $what: sbd0 ${sbd[*]} MB/s, ram0 ${brd[*]} MB/s"
 	printf '8\t%s\t0.9\tMB/s\t%s\t-1\t%s\t-1\t%s\tfio %s %s, bs %s, direct, depth 1: sbd0 / brd ram0 (%d MiB, median of %d rounds of %s s)\n' \

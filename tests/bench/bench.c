@@ -155,18 +155,21 @@ static int print_tables(int argc, char **argv, int first, bool markdown)
 {
 	struct result *results = NULL;
 	size_t n = 0;
+	int status = 0;
 
 	for (int i = first; i < argc; i++) {
 		int r = results_read(argv[i], &results, &n);
 
-		if (r < 0) {
+		if (r == -EBADMSG) {
+			status = 1;	/* a row lost is a table that lies */
+		} else if (r < 0) {
 			fprintf(stderr, "bench: %s: %s\n", argv[i], strerror(-r));
 			return 1;
 		}
 	}
 	results_print(results, n, markdown);
 	free(results);
-	return 0;
+	return status;
 }
 
 int main(int argc, char **argv)

@@ -93,7 +93,7 @@ static int parse_line(char *line, struct result *r)
 int results_read(const char *file, struct result **results, size_t *n)
 {
 	char line[512];
-	int count = 0;
+	int count = 0, lineno = 0, bad = 0;
 	FILE *f = fopen(file, "re");
 
 	if (!f)
@@ -101,6 +101,7 @@ int results_read(const char *file, struct result **results, size_t *n)
 	while (fgets(line, sizeof(line), f)) {
 		struct result *more;
 
+		lineno++;
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		more = realloc(*results, (*n + 1) * sizeof(**results));
@@ -110,14 +111,15 @@ int results_read(const char *file, struct result **results, size_t *n)
 		}
 		*results = more;
 		if (parse_line(line, &more[*n]) < 0) {
-			fprintf(stderr, "bench: %s: bad line: %s", file, line);
+			fprintf(stderr, "bench: %s:%d: not a result line\n", file, lineno);
+			bad++;
 			continue;
 		}
 		(*n)++;
 		count++;
 	}
 	fclose(f);
-	return count;
+	return bad ? -EBADMSG : count;
 }
 
 /* Table order: the row's number, then the order the results came in. */

@@ -39,7 +39,10 @@ const char *result_verdict(const struct result *r);
  * p99, ratio ("-": value median / limit median), measure.
  */
 void results_write(FILE *f, const struct result *r);
-/* Append the results of a TSV file to *results; returns how many or -errno. */
+/*
+ * Append the results of a TSV file to *results; returns how many or -errno
+ * (-EBADMSG: some lines were not results; the others were appended).
+ */
 int results_read(const char *file, struct result **results, size_t *n);
 
 /* The table, ratios first, rows in their table order (stable). */

@@ -20,6 +20,8 @@
 #include "bench.h"
 
 #define STARTUP_ROUNDS 5
+/* where the sbdd started here logs */
+#define STARTUP_LOG "/run/sbd-bench-sbdd.log"
 
 /* Read every regular file below @dir (one level of subdirectories). */
 static unsigned int read_attributes(int dirfd, int depth)
@@ -111,6 +113,17 @@ static double start_until_ready(char **argv, int *pid)
 	if (*pid < 0)
 		bench_die("fork", -errno, NULL);
 	if (*pid == 0) {
+		/*
+		 * Not our stdout and stderr: they may be a pipe that the
+		 * driver script reads to its end, which this sbdd (it outlives
+		 * us) would then hold open.
+		 */
+		int log = open(STARTUP_LOG, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+		if (log >= 0) {
+			dup2(log, STDOUT_FILENO);
+			dup2(log, STDERR_FILENO);
+		}
 		setenv("NOTIFY_SOCKET", addr.sun_path, 1);
 		execv(argv[0], argv);
 		_exit(127);
