@@ -5,7 +5,9 @@
  *
  *  - /org/sbd/Floor/file/NAME, org.sbd.Floor.File.Value: a Get that
  *    pread()s the sysfs file given as --file NAME=PATH (the one a device
- *    attribute lives in) through an fd kept open, and nothing else;
+ *    attribute lives in) through an fd kept open, and nothing else; and a
+ *    Set that does what the contract asks of sbdd's Set (write, read back,
+ *    PropertiesChanged, reply) and nothing else;
  *  - /org/sbd/Floor/tree/...: a copy of sbdd's whole object tree, taken with
  *    one GetManagedObjects call on Load(), served from memory through
  *    fallback vtables, with an ObjectManager at /org/sbd/Floor/tree.
@@ -15,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,7 @@
 
 struct floor_file {
 	int fd;
+	bool writable;
 	char path[128];
 };
 
@@ -61,9 +65,34 @@ static int file_get_value(sd_bus *bus, const char *path, const char *interface,
 	return sd_bus_message_append_basic(reply, 's', buf);
 }
 
+/*
+ * The contract's Set done by the least server: one pwrite() of the value,
+ * read back, PropertiesChanged, and the reply (sd-bus sends it after this
+ * returns).  Only files opened read-write take it.
+ */
+static int file_set_value(sd_bus *bus, const char *path, const char *interface,
+			  const char *property, sd_bus_message *value,
+			  void *userdata, sd_bus_error *error)
+{
+	struct floor_file *file = userdata;
+	const char *s;
+	char buf[4096];
+	int r;
+
+	if (!file->writable)
+		return sd_bus_error_set(error, SD_BUS_ERROR_PROPERTY_READ_ONLY, "read-only file");
+	r = sd_bus_message_read_basic(value, 's', &s);
+	if (r < 0)
+		return r;
+	if (pwrite(file->fd, s, strlen(s), 0) < 0 || pread(file->fd, buf, sizeof(buf), 0) < 0)
+		return -errno;
+	return sd_bus_emit_properties_changed(bus, path, interface, property, NULL);
+}
+
 static const sd_bus_vtable file_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY("Value", "s", file_get_value, 0, 0),
+	SD_BUS_WRITABLE_PROPERTY("Value", "s", file_get_value, file_set_value, 0,
+				 SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
 	SD_BUS_VTABLE_END,
 };
 
@@ -118,7 +147,10 @@ static int add_file(struct floor *floor, const char *arg)
 		fprintf(stderr, "floor: bad name in --file %s\n", arg);
 		return -EINVAL;
 	}
-	file->fd = open(eq + 1, O_RDONLY | O_CLOEXEC);
+	file->fd = open(eq + 1, O_RDWR | O_CLOEXEC);
+	file->writable = file->fd >= 0;
+	if (file->fd < 0)
+		file->fd = open(eq + 1, O_RDONLY | O_CLOEXEC);
 	if (file->fd < 0) {
 		fprintf(stderr, "floor: open %s: %m\n", eq + 1);
 		return -errno;

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -159,20 +160,39 @@ static void wait_label_value(struct bench *b, const char *value)
 	exit(1);
 }
 
+/* The floor's Set of its label file: write, read back, signal, reply. */
+static double call_floor_set_label(struct bench *b, const char *value)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	uint64_t t0 = now_ns();
+	double us;
+	int r;
+
+	r = sd_bus_set_property(b->bus, FLOOR_SERVICE, FLOOR_ROOT "/file/label", FLOOR_FILE_IFACE,
+				"Value", &error, "s", value);
+	us = elapsed_us(t0);
+	if (r < 0)
+		bench_die("the floor's Set of label", r, &error);
+	return us;
+}
+
 /*
  * Row 2: Set of label; the limit is a Ping plus a direct write and read.
  * No one is subscribed to the signal the Set emits (the bus routes it to
- * no one, as for most Sets).  The direct write makes sbdd re-read too:
- * wait until it shows the value (untimed), so that this work does not
- * land in the next Set.
+ * no one, as for most Sets).  Beside it, the floor's Set: the least any
+ * server can do for the contract's Set, whose signal before the reply is
+ * one more message through the bus than a Ping (sbdd is stopped while it
+ * runs, see below).  The direct and the
+ * floor's writes make sbdd re-read too: wait until it shows the value
+ * (untimed), so that this work does not land in the next Set.
  */
 void row_set(struct bench *b)
 {
-	struct samples set = {}, limit = {};
-	char value[32], direct[32];
+	struct samples set = {}, limit = {}, floor = {};
+	char value[32], direct[32], by_floor[32];
 
 	for (unsigned int i = 0; i < b->warmup + b->iterations; i++) {
-		double s, p, d;
+		double s, p, d, f;
 
 		snprintf(value, sizeof(value), "bench-set-%u", i);
 		s = call_set_label(b, value);
@@ -180,15 +200,31 @@ void row_set(struct bench *b)
 		snprintf(direct, sizeof(direct), "bench-direct-%u", i);
 		d = direct_write_read(b->label_file, direct);
 		wait_label_value(b, direct);
+		/*
+		 * sbdd stopped meanwhile: the floor's write is a real change
+		 * to sbdd, whose re-read and signal would otherwise run on
+		 * the same CPU inside the floor's Set.
+		 */
+		snprintf(by_floor, sizeof(by_floor), "bench-floor-%u", i);
+		kill(b->daemon_pid, SIGSTOP);
+		f = call_floor_set_label(b, by_floor);
+		kill(b->daemon_pid, SIGCONT);
+		wait_label_value(b, by_floor);
 		if (i < b->warmup)
 			continue;
 		samples_add(&set, s);
 		samples_add(&limit, p + d);
+		samples_add(&floor, f);
 	}
 	bench_add_samples(b, "2", GOAL_AT_MOST, 1.3, "us", &set, &limit,
 			  "Set of Label / Ping + direct open, write, pread of label");
+	bench_add_samples(b, "2", GOAL_CONTEXT, 0, "us", &set, &floor,
+			  "Set of Label / the floor's Set (write, pread, signal, reply)");
+	bench_add_samples(b, "2", GOAL_CONTEXT, 0, "us", &floor, &limit,
+			  "the floor's Set / Ping + direct open, write, pread of label");
 	samples_free(&set);
 	samples_free(&limit);
+	samples_free(&floor);
 }
 
 /* Row 4: a change made in sysfs behind sbdd's back, until the signal. */
