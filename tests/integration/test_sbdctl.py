@@ -10,6 +10,7 @@ the real one.
 
 import json
 import os
+import pty
 import signal
 import subprocess
 import time
@@ -35,13 +36,13 @@ class SbdctlTestCase(sbdtest.SbdTestCase):
         if not cls.sbdctl_path or not os.access(cls.sbdctl_path, os.X_OK):
             raise RuntimeError('$SBDCTL must name the sbdctl binary (meson sets it)')
 
-    def sbdctl(self, *args, status=0, uid=None):
+    def sbdctl(self, *args, status=0, uid=None, stdin=subprocess.DEVNULL):
         """Runs sbdctl to its end; checks the exit status; returns (stdout, stderr)."""
         cmd = [self.sbdctl_path] + list(args)
         if uid is not None:
             cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups'] + cmd
         p = subprocess.run(cmd, env=client_env(), capture_output=True, text=True, timeout=30,
-                           stdin=subprocess.DEVNULL)
+                           stdin=stdin)
         self.assertEqual(p.returncode, status, 'sbdctl %s: exit %d\nstdout: %s\nstderr: %s' % (
             ' '.join(args), p.returncode, p.stdout, p.stderr))
         return p.stdout, p.stderr
@@ -323,6 +324,29 @@ class Write(SbdctlTestCase):
         self.polkit_set_allowed(['org.sbd.sbd1.set-attribute'])
         self.sbdctl('set', 'sbd0', 'label', 'fromuser', uid=sbdtest.NOBODY)
         self.assertEqual(self.attr(0, 'label'), 'fromuser')
+
+    def test_interactive_authorization_only_from_a_terminal(self):
+        # polkit may ask for a password only when sbdctl's stdin is a
+        # terminal: the daemon passes the call's flag on as polkit's
+        # AllowUserInteraction (CheckAuthorization's 4th argument)
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'])
+
+        def flags_of_last_check():
+            calls = self.polkit_obj.GetMethodCalls('CheckAuthorization',
+                                                   dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+            self.assertTrue(calls, 'the Set never reached polkit')
+            return int(calls[-1][1][3])
+
+        self.sbdctl('set', 'sbd0', 'label', 'batch', uid=sbdtest.NOBODY)
+        self.assertEqual(flags_of_last_check(), 0)
+        leader, follower = pty.openpty()
+        try:
+            self.sbdctl('set', 'sbd0', 'label', 'typed', uid=sbdtest.NOBODY, stdin=follower)
+        finally:
+            os.close(follower)
+            os.close(leader)
+        self.assertEqual(flags_of_last_check(), 1)
+        self.assertEqual(self.attr(0, 'label'), 'typed')
 
     def test_unprivileged_reads(self):
         out, _ = self.sbdctl('list', '--no-legend', uid=sbdtest.NOBODY)
