@@ -60,7 +60,8 @@ struct attr_value {
         size_t index;
         char *text;                /* cached value; NULL: not cached */
         int error;                 /* why text is NULL (negative errno) */
-        int fd;                    /* kept open for ATTR_WATCH, else -1 */
+        int fd;                    /* kept open for ATTR_WATCH and (a few) ATTR_LIVE, else -1 */
+        unsigned live_slot;        /* 1 + its slot in struct live_fds, 0: none */
         bool fd_writable;          /* fd is O_RDWR: Set writes through it */
         sd_event_source *watch;    /* POLLPRI on fd */
         bool present;              /* the object has this attribute */
@@ -92,6 +93,15 @@ struct object_set {
         struct hashmap by_path;
         struct sbd_object **sorted;
         size_t n, allocated;
+};
+
+/* The fds kept open on live attributes (livefds.c). */
+#define LIVE_FDS_MAX 64
+struct live_fds {
+        struct attr_value *slots[LIVE_FDS_MAX];
+        unsigned next;   /* the slot to reuse next: the oldest */
+        bool checked;    /* whether the attributes are on sysfs is known */
+        bool enabled;    /* they are: fds may be kept */
 };
 
 struct daemon {
@@ -128,6 +138,8 @@ struct daemon {
         sd_event_source *lists_event;
         uint64_t list_fingerprint[_OBJECT_KIND_MAX];
 
+        struct live_fds live_fds;
+
         char *status;     /* the last STATUS= sent to systemd */
 
         bool ready;       /* start-up enumeration done: emit signals */
@@ -145,6 +157,10 @@ static inline const char *object_kind_prefix(enum object_kind kind) {
 void daemon_update_status(struct daemon *d);
 
 /* objects.c: the mirrored tree */
+/* livefds.c: read a live attribute, keeping its fd for the next Get. */
+ssize_t live_fds_read(struct live_fds *l, struct sbd_object *o, struct attr_value *v, const char *file, char *buf);
+void live_fds_forget(struct live_fds *l, struct attr_value *v);
+
 void object_sets_init(struct daemon *d);
 void object_sets_done(struct daemon *d);
 struct sbd_object *object_find(struct daemon *d, enum object_kind kind, const char *name);

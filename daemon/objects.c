@@ -24,6 +24,7 @@ void object_sets_init(struct daemon *d) {
 }
 
 static void attr_value_close(struct attr_value *v) {
+        live_fds_forget(&v->object->daemon->live_fds, v);
         v->watch = sd_event_source_disable_unref(v->watch);
         if (v->fd >= 0)
                 close(v->fd);
@@ -370,12 +371,12 @@ static int object_new(struct daemon *d, enum object_kind kind, const char *syspa
         r = sysfs_list_attributes(o->dirfd, discover_known_mode, discover_cb, &disc);
         if (r < 0)
                 goto fail;
-        o->n_values = t->n_defs;
-        o->values = calloc(o->n_values ?: 1, sizeof(struct attr_value));
+        o->values = calloc(t->n_defs ?: 1, sizeof(struct attr_value));
         if (!o->values) {
                 r = -ENOMEM;
                 goto fail;
         }
+        o->n_values = t->n_defs;
         for (size_t i = 0; i < o->n_values; i++)
                 o->values[i] = (struct attr_value) { .object = o, .index = i, .fd = -1 };
         for (size_t i = 0; i < disc.n; i++)

@@ -82,7 +82,7 @@ static int attr_property_get(sd_bus *bus, const char *path, const char *interfac
         int err = v->error;
 
         if (v->present && (def->flags & ATTR_LIVE)) {
-                ssize_t n = sysfs_read_at(o->dirfd, def->file, buf);
+                ssize_t n = live_fds_read(&o->daemon->live_fds, o, v, def->file, buf);
                 text = n >= 0 ? buf : NULL;
                 err = n >= 0 ? 0 : (int) n;
         } else if (!v->present)
@@ -303,10 +303,14 @@ int attr_table_add(struct daemon *d, enum object_kind kind, const char *file, un
                 for (size_t j = o->n_values; j < t->n_defs; j++)
                         v[j] = (struct attr_value) { .object = o, .index = j, .fd = -1 };
                 o->n_values = t->n_defs;
-                /* The array moved: the watches point at their slots. */
-                for (size_t j = 0; j < o->n_values; j++)
+                /* The array moved: the watches and the live fds point
+                 * at their values. */
+                for (size_t j = 0; j < o->n_values; j++) {
                         if (v[j].watch)
                                 sd_event_source_set_userdata(v[j].watch, &v[j]);
+                        if (v[j].live_slot)
+                                d->live_fds.slots[v[j].live_slot - 1] = &v[j];
+                }
         }
 
         *ret_index = t->n_defs - 1;

@@ -130,10 +130,34 @@ assert_match "^Max open files +([0-9]+) +\\1 " "$(grep 'Max open files' "/proc/$
 nofile=$(awk '/Max open files/ {print $4}' "/proc/$SBDD_PID/limits")
 if ((nofile >= 65536)); then pass "RLIMIT_NOFILE raised to $nofile"; else fail "RLIMIT_NOFILE is only $nofile"; fi
 targets=$(find "/proc/$SBDD_PID/fd" -mindepth 1 -printf '%l\n')
-per_dev=$(grep -c '^/sys/devices/system/sbd/sbd0\(/\|$\)' <<<"$targets" || true)
-log "sbdd holds $(wc -l <<<"$targets") descriptors with 2 devices, $per_dev of them for sbd0:"
+per_dev=$(grep -c '^/sys/devices/system/sbd/sbd0\(/[^/]*\)\?$' <<<"$targets" || true)
+live=$(grep -c '^/sys/.*/power/' <<<"$targets" || true)
+log "sbdd holds $(wc -l <<<"$targets") descriptors with 2 devices, $per_dev of them for sbd0, $live on live power/ attributes:"
 grep '^/sys/devices/system/sbd/sbd0' <<<"$targets" | sed 's/^/      /'
 assert_eq 4 "$per_dev" "descriptors per device (directory + size, read_only, label watches)"
+# Every power/ attribute of sbd0 and of the driver was just read: their fds
+# stay open for the next Get, never more than 64 in all (livefds.c).
+if ((live >= 1 && live <= 64)); then
+	pass "$live fds kept on live attributes (1 to 64)"
+else
+	fail "$live fds kept on live attributes, not 1 to 64"
+fi
+
+step "a live attribute is read from the device there now, also through a kept fd"
+DEV1=$(sbd_dev_path sbd1)
+assert_eq "s \"$(read_attr "$SBD_DEVICES/sbd1/power/control")\"" "$(dbus_get "$DEV1" org.sbd.Sbd1.Device PowerControl)" "PowerControl of sbd1"
+attr_write "$SBD_DEVICES/sbd1/power/control" on
+assert_eq 's "on"' "$(dbus_get "$DEV1" org.sbd.Sbd1.Device PowerControl)" "PowerControl after a direct write"
+attr_write "$SBD_DRV/delete_device" sbd1
+attr_write "$SBD_DRV/new_device" "16M 1"
+for _ in {1..40}; do
+	[[ $(dbus_get "$DEV1" org.sbd.Sbd1.Device Size) == "t 16777216" ]] && break
+	sleep 0.25
+done
+assert_eq "t 16777216" "$(dbus_get "$DEV1" org.sbd.Sbd1.Device Size)" "Size of the new sbd1"
+assert_eq "s \"$(read_attr "$SBD_DEVICES/sbd1/power/control")\"" "$(dbus_get "$DEV1" org.sbd.Sbd1.Device PowerControl)" "PowerControl of the new sbd1"
+attr_write "$SBD_DRV/delete_device" sbd1
+attr_write "$SBD_DRV/new_device" "32M 1"
 
 step "SIGTERM: exit status 0, the module and its disks stay"
 sbdd_stop
