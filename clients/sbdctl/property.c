@@ -84,27 +84,36 @@ static int append_value(sd_bus_message *m, const SbdValue *v) {
         return sd_bus_message_close_container(m);
 }
 
-static int parse_for(const SbdTarget *t, const char *text, SbdValue *ret) {
+/* The value in the property's type (from the introspection data). Text
+ * that is no value of that type is sent as it is, a string: the daemon is
+ * the one authority on what a property takes, and its refusal (the same
+ * InvalidValue that busctl would get) is what the user sees, with a hint. */
+static int parse_for(const SbdTarget *t, const char *text, SbdValue *ret, bool *ret_unparsed) {
         const SbdProperty *p = t->property;
         int r;
 
+        *ret_unparsed = false;
         r = sbd_parse_value(p->type, text, ret);
-        if (r == -EOPNOTSUPP)
+        if (r == -EOPNOTSUPP) {
                 fprintf(stderr, "sbdctl: %s of %s has type %s, which sbdctl cannot write.\n",
                         p->name, t->name, p->type);
-        else if (r < 0)
-                fprintf(stderr, "sbdctl: Invalid value '%s' for %s (%s): expected %s.\n",
-                        text, p->name, p->type, sbd_value_hint(p->type));
-        return r;
+                return r;
+        }
+        if (r < 0) {
+                *ret = (SbdValue) { .type = 's', .s = text };
+                *ret_unparsed = true;
+        }
+        return 0;
 }
 
 int sbd_property_write(Context *c, const SbdTarget *t, const char *text) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+        bool unparsed;
         SbdValue v;
         int r;
 
-        r = parse_for(t, text, &v);
+        r = parse_for(t, text, &v, &unparsed);
         if (r < 0)
                 return r;
 
@@ -117,7 +126,12 @@ int sbd_property_write(Context *c, const SbdTarget *t, const char *text) {
                 return sbd_log_errno(r, "Failed to build the request");
 
         r = sd_bus_call(c->bus, m, 0, &error, &reply);
-        if (r < 0)
-                return sbd_log_bus_error(r, &error, "Failed to set %s of %s to '%s'", t->property->name, t->name, text);
+        if (r < 0) {
+                r = sbd_log_bus_error(r, &error, "Failed to set %s of %s to '%s'", t->property->name, t->name, text);
+                if (unparsed)
+                        fprintf(stderr, "sbdctl: %s (%s) takes %s.\n", t->property->name, t->property->type,
+                                sbd_value_hint(t->property->type));
+                return r;
+        }
         return 0;
 }

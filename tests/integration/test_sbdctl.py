@@ -268,16 +268,24 @@ class Write(SbdctlTestCase):
         self.assertEqual(self.attr(0, 'read_only'), '0\n')
         self.assertEqual(self.attr(0, 'label'), 'sbd0\n')
 
-    def test_set_bad_values_parsed_locally(self):
+    def test_set_bad_values_refused_by_the_daemon(self):
+        # text that is no value of the property's type goes to the daemon
+        # as it is: its InvalidValue is the answer, with sbdctl's hint
         _, err = self.sbdctl('set', 'sbd0', 'size', '12x', status=1)
-        self.assertEqual(err, "sbdctl: Invalid value '12x' for Size (t): expected a size in bytes, "
-                              "optionally with a K, M, G, T, P or E suffix.\n")
+        self.assertEqual(err, "sbdctl: Failed to set Size of sbd0 to '12x': Property Size takes a value "
+                              "of type 't', not 's'. (org.sbd.Sbd1.Error.InvalidValue)\n"
+                              "sbdctl: Size (t) takes a size in bytes, optionally with a K, M, G, T, P "
+                              "or E suffix.\n")
         _, err = self.sbdctl('set', 'sbd0', 'read_only', 'maybe', status=1)
-        self.assertIn("Invalid value 'maybe' for ReadOnly (b)", err)
+        self.assertIn("Property ReadOnly takes a value of type 'b', not 's'. "
+                      "(org.sbd.Sbd1.Error.InvalidValue)", err)
         _, err = self.sbdctl('set', 'sbd0', 'size', '--', '-1', status=1)
-        self.assertIn("Invalid value '-1'", err)
+        self.assertIn("to '-1': Property Size takes a value of type 't'", err)
         _, err = self.sbdctl('set', 'sbd0', 'size', '99999999999999999999', status=1)
-        self.assertIn("Invalid value '99999999999999999999'", err)
+        self.assertIn("(org.sbd.Sbd1.Error.InvalidValue)", err)
+        # the same for a caller polkit would refuse: the type is checked first
+        _, err = self.sbdctl('set', 'sbd0', 'size', '12x', status=1, uid=sbdtest.NOBODY)
+        self.assertIn("(org.sbd.Sbd1.Error.InvalidValue)", err)
         self.assert_unchanged()
 
     def test_set_refused_by_the_daemon(self):

@@ -73,7 +73,7 @@ same_data "$SBD_TMP/data" /dev/sbd0
 step "the kernel's refusals come back as the daemon's errors"
 sbdctl_fails 'Failed to set Size of sbd0 to .1000.: .*\(org\.sbd\.Sbd1\.Error\.InvalidValue\)$' set sbd0 size 1000
 sbdctl_fails '\(org\.sbd\.Sbd1\.Error\.InvalidValue\)$' set sbd0 label "$(printf 'x%.0s' {1..40})"
-sbdctl_fails "Invalid value '12x' for Size" set sbd0 size 12x
+sbdctl_fails "Failed to set Size of sbd0 to '12x': Property Size takes a value of type 't', not 's'\\. \\(org\\.sbd\\.Sbd1\\.Error\\.InvalidValue\\)" set sbd0 size 12x
 sbdctl_fails 'PropertyReadOnly' set sbd0 name other
 assert_file_content "$D0/size" 67108864
 exec 5</dev/sbd0
