@@ -67,8 +67,9 @@ void bench_add(struct bench *b, const struct result *r)
 		       r->limit_median, r->unit);
 }
 
-static void result_init(struct result *r, const char *row, enum goal_kind kind, double goal,
-			const char *unit, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 6, 0)))
+result_init(struct result *r, const char *row, enum goal_kind kind, double goal,
+	    const char *unit, const char *fmt, va_list ap)
 {
 	*r = (struct result){ .kind = kind, .goal = goal, .value_p99 = -1, .limit_p99 = -1,
 			      .limit_median = -1, .ratio = NAN };
