@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Test actions (--set, --add, --remove): each drives the window's widgets as a
+/* Test actions (--set, --add, --remove, --module): each drives the window's widgets as a
  * user would (types into an entry and presses Enter, flips a switch, clicks a
  * button), waits for the daemon's answers, and reports what the window shows. */
 
@@ -68,7 +68,28 @@ static gboolean run_remove(SbdApp *app, const char *name, GError **error) {
         return TRUE;
 }
 
+/* "load", or "unload" (then the question is answered with Unload). */
+static gboolean run_module(SbdApp *app, const char *what, GError **error) {
+        const char *label = gtk_button_get_label(GTK_BUTTON(app->module_button));
+        gboolean unload = g_str_equal(what, "unload");
+
+        if (!unload && !g_str_equal(what, "load")) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "expected load or unload");
+                return FALSE;
+        }
+        if (!gtk_widget_is_sensitive(app->module_button) || g_str_has_prefix(label, "_Unload") != unload) {
+                g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window offers no %s", what);
+                return FALSE;
+        }
+        g_signal_emit_by_name(app->module_button, "clicked");
+        if (unload && app->module_dialog)
+                gtk_dialog_response(GTK_DIALOG(app->module_dialog), GTK_RESPONSE_ACCEPT);
+        return TRUE;
+}
+
 static gboolean run(SbdApp *app, const char *action, GError **error) {
+        if (g_str_has_prefix(action, "module "))
+                return run_module(app, action + 7, error);
         if (g_str_has_prefix(action, "set "))
                 return run_set(app, action + 4, error);
         if (g_str_has_prefix(action, "add "))

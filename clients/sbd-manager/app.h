@@ -44,6 +44,8 @@ typedef struct SbdApp {
         GtkWidget *error_revealer;
         GtkWidget *error_label;
         GtkWidget *status_label;        /* "Module sbd: live" etc. */
+        GtkWidget *module_button;       /* Load, or Unload… */
+        GtkWidget *module_dialog;       /* the question before unloading, while open */
         GtkWidget *version_label;
         GtkWidget *daemon_label;
         GtkWidget *list;                /* GtkListBox of device rows */
@@ -76,6 +78,8 @@ void sbd_window_clear_error(SbdApp *app);
 
 /* module-view.c: the module's state and version, the daemon's version. */
 void sbd_module_view_sync(SbdApp *app);
+/* The button that loads the module, or unloads it after asking. */
+GtkWidget *sbd_module_view_button(SbdApp *app);
 
 /* actions.c: --set, --add and --remove, run once up to date, one after the other. */
 void sbd_actions_start(SbdApp *app);

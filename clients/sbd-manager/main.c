@@ -26,6 +26,10 @@ static gboolean on_remove(const char *name, const char *value, gpointer data, GE
         return add_action("remove", value, data, error);
 }
 
+static gboolean on_module(const char *name, const char *value, gpointer data, GError **error) {
+        return add_action("module", value, data, error);
+}
+
 static gboolean parse_options(SbdApp *app, int *argc, char ***argv, GError **error) {
         gboolean version = FALSE;
         g_autoptr(GStrvBuilder) actions = g_strv_builder_new();
@@ -37,6 +41,7 @@ static gboolean parse_options(SbdApp *app, int *argc, char ***argv, GError **err
                 { "set", 0, 0, G_OPTION_ARG_CALLBACK, on_set, "Test action: edit a property in the window (e.g. sbd0:Label=data)", "DEV:PROP=VALUE" },
                 { "add", 0, 0, G_OPTION_ARG_CALLBACK, on_add, "Test action: add a device with the window's form", "SIZE[:ID]" },
                 { "remove", 0, 0, G_OPTION_ARG_CALLBACK, on_remove, "Test action: click a device's remove button", "DEV" },
+                { "module", 0, 0, G_OPTION_ARG_CALLBACK, on_module, "Test action: click Load, or Unload and answer Unload", "load|unload" },
                 { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Show the version", NULL },
                 {}
         };

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The window's status lines: the module's state and version, the daemon. */
+/* The window's status lines: the module's state and version, the daemon;
+ * and the button that loads or unloads the module (unloading destroys every
+ * disk and its data: it asks first). */
 
 #include "app.h"
+#include "writes.h"
 
 /* The first interface proxy of the given kind among the daemon's objects, or NULL. */
 static GDBusInterface *first_interface(SbdApp *app, const char *name) {
@@ -30,16 +33,88 @@ static const char *module_state(SbdApp *app, SbdModule *module) {
         return module ? sbd_module_get_state(module) ?: "unknown" : "unknown";
 }
 
+/* What the module button does in this state: Load, Unload, or nothing. */
+static void sync_module_button(SbdApp *app, const char *state) {
+        gboolean live = g_str_equal(state, "live"), unloaded = g_str_equal(state, "unloaded");
+
+        gtk_button_set_label(GTK_BUTTON(app->module_button), unloaded ? "_Load" : "_Unload…");
+        gtk_widget_set_sensitive(app->module_button, (live || unloaded) && !app->module_dialog);
+}
+
 static void sync_labels(SbdApp *app) {
         g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
         g_autoptr(GDBusInterface) driver = first_interface(app, "org.sbd.Sbd1.Driver");
         const char *version = driver ? sbd_driver_get_version(SBD_DRIVER(driver)) : NULL;
         const char *daemon = app->manager ? sbd_manager_get_version(app->manager) : NULL;
+        const char *state = module_state(app, module ? SBD_MODULE(module) : NULL);
 
-        gtk_label_set_text(GTK_LABEL(app->status_label), module_state(app, module ? SBD_MODULE(module) : NULL));
+        gtk_label_set_text(GTK_LABEL(app->status_label), state);
         gtk_label_set_text(GTK_LABEL(app->version_label), version && *version ? version : "–");
         gtk_label_set_text(GTK_LABEL(app->daemon_label), daemon && *daemon ? daemon : "–");
         gtk_widget_set_sensitive(app->add_button, driver != NULL);
+        sync_module_button(app, state);
+}
+
+static void call_module(SbdApp *app, const char *method, GVariant *parameters, const char *what) {
+        g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
+
+        if (!module) {
+                sbd_window_show_error(app, "Could not reach the module: sbdd shows no module object.");
+                return;
+        }
+        sbd_call(app, g_dbus_proxy_get_object_path(G_DBUS_PROXY(module)), "org.sbd.Sbd1.Module", method,
+                 parameters, what, NULL, NULL, NULL);
+}
+
+static void on_unload_answered(GtkDialog *dialog, int response, gpointer user_data) {
+        SbdApp *app = user_data;
+
+        app->module_dialog = NULL;
+        gtk_window_destroy(GTK_WINDOW(dialog));
+        if (response == GTK_RESPONSE_ACCEPT)
+                call_module(app, "Unload", NULL, "unload the sbd module");
+        sbd_module_view_sync(app);
+        sbd_actions_continue(app);
+}
+
+/* Unloading destroys every disk and its data: ask, never by default. */
+static void ask_unload(SbdApp *app) {
+        GtkWidget *dialog, *unload;
+
+        dialog = gtk_message_dialog_new(GTK_WINDOW(app->window), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                        GTK_MESSAGE_WARNING, GTK_BUTTONS_NONE, "Unload the sbd module?");
+        gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
+                                                 "Every sbd disk is destroyed, with the data on it.");
+        gtk_dialog_add_button(GTK_DIALOG(dialog), "_Cancel", GTK_RESPONSE_CANCEL);
+        unload = gtk_dialog_add_button(GTK_DIALOG(dialog), "_Unload", GTK_RESPONSE_ACCEPT);
+        gtk_widget_add_css_class(unload, "destructive-action");
+        gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
+        g_signal_connect(dialog, "response", G_CALLBACK(on_unload_answered), app);
+        app->module_dialog = dialog;
+        gtk_widget_set_sensitive(app->module_button, FALSE);
+        gtk_window_present(GTK_WINDOW(dialog));
+}
+
+static void on_module_clicked(GtkButton *button, gpointer user_data) {
+        SbdApp *app = user_data;
+        g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
+        const char *state = module_state(app, module ? SBD_MODULE(module) : NULL);
+
+        sbd_window_clear_error(app);
+        if (g_str_equal(state, "unloaded"))
+                /* no parameters: the configured ones, as at sbdd's start */
+                call_module(app, "Load", g_variant_new("(@a{ss})", g_variant_new_array(G_VARIANT_TYPE("{ss}"), NULL, 0)),
+                            "load the sbd module");
+        else if (g_str_equal(state, "live"))
+                ask_unload(app);
+}
+
+GtkWidget *sbd_module_view_button(SbdApp *app) {
+        app->module_button = gtk_button_new_with_mnemonic("_Unload…");
+        gtk_widget_set_sensitive(app->module_button, FALSE);
+        gtk_widget_set_halign(app->module_button, GTK_ALIGN_START);
+        g_signal_connect(app->module_button, "clicked", G_CALLBACK(on_module_clicked), app);
+        return app->module_button;
 }
 
 void sbd_module_view_sync(SbdApp *app) {

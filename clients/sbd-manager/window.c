@@ -80,6 +80,7 @@ static GtkWidget *build_status(SbdApp *app) {
         gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
         gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
         status_field(grid, 0, "Module sbd", &app->status_label);
+        gtk_grid_attach(GTK_GRID(grid), sbd_module_view_button(app), 2, 0, 1, 1);
         status_field(grid, 1, "Module version", &app->version_label);
         status_field(grid, 2, "Daemon", &app->daemon_label);
         return grid;

@@ -291,6 +291,24 @@ class Edit(ManagerTestCase):
         lines, _ = self.run_manager('--dump-model', '--add', '4095', status=1)
         self.assertRegex(lines[0]['error'], r'^Could not add a device of 4095: the value is not valid \(.*\)\.$')
 
+    def test_module_button(self):
+        # live: the button offers Unload… only
+        lines, _ = self.run_manager('--dump-model', '--module', 'load', status=1)
+        self.assertEqual(lines[0], {'action': 'module load', 'error': 'the window offers no load'})
+        # refused by the daemon: the user reads why, nothing is lost
+        lines, _ = self.run_manager('--dump-model', '--module', 'unload', status=1, uid=sbdtest.NOBODY)
+        self.assertEqual(lines[0]['action'], 'module unload')
+        self.assertRegex(lines[0]['error'], r'^Could not unload the sbd module: you are not authorized '
+                                            r'to do this \(.*\)\.$')
+        self.assertEqual(lines[1], self.model(error=lines[0]['error']))
+        # root is authorized; the test bed cannot unload a module (the
+        # host's kernel answers, ENOSYS or ENOENT): shown in words, the
+        # window still shows every disk
+        lines, _ = self.run_manager('--dump-model', '--module', 'unload', status=1)
+        self.assertRegex(lines[0]['error'], r'^Could not unload the sbd module: .+\.$')
+        self.assertNotIn('not authorized', lines[0]['error'])
+        self.assertEqual(lines[1]['devices'], [device(0), device(1)])
+
 
 if __name__ == '__main__':
     sbdtest.main()

@@ -134,6 +134,43 @@ sbdctl_ok load module load ndevices=2 size=4M
 sbdctl_ok list3 --json list
 assert_match '^\[\{"name":"sbd0",.*"size":4194304,.*\{"name":"sbd1",' "$(cat "$SBD_TMP/list3.out")" "two devices after load"
 
+step "sbd-manager unloads the module (after asking) and loads it again"
+if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
+	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
+	xvfb=$!
+	for _ in $(seq 200); do [[ -e /tmp/.X11-unix/X7 ]] && break; sleep 0.05; done
+	# manager ARGS...: one run of sbd-manager under Xvfb, its JSON lines
+	manager() {
+		DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
+			timeout 120 "$MANAGER" --dump-model "$@" 2>&1 || true
+	}
+	# wait_model REGEX: until a fresh window shows it
+	wait_model() {
+		local out
+		for _ in $(seq 40); do
+			out=$(manager)
+			grep -Eq "$1" <<<"$out" && break
+			sleep 0.25
+		done
+		assert_match "$1" "$out" "what the window shows"
+	}
+	out=$(manager --module unload)
+	log "$out"
+	assert_ok grep -q '^{"action":"module unload","error":null}$' <<<"$out"
+	assert_fails grep -q '^sbd ' /proc/modules
+	wait_model '"module_state":"unloaded".*"devices":\[\]'
+	out=$(manager --module load)
+	log "$out"
+	assert_ok grep -q '^{"action":"module load","error":null}$' <<<"$out"
+	assert_ok grep -q '^sbd ' /proc/modules
+	# no parameters from the window: sbdd's configured ones (-p ndevices=1 -p size=16M)
+	assert_file_content /sys/module/sbd/parameters/ndevices 1
+	wait_model '"module_state":"live".*"devices":\[\{"name":"sbd0","label":"sbd0","size":"16M"'
+	kill "$xvfb"
+else
+	fail "sbd-manager or Xvfb missing"
+fi
+
 step "sbdd stops cleanly"
 kill "${_sbd_bg_pid[sbdd]}"
 rc=0
