@@ -362,19 +362,34 @@ class SbdTestCase(unittest.TestCase):
 
     # unprivileged callers
 
-    def call_as(self, uid, path, iface, method, args_expr, interactive=False):
-        """Call as another uid through call_as.py (a fresh process and
-        connection, so that the real bus policy and polkit path apply).
-        Returns (error_name or None, message or result)."""
-        env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
+    def call_as_start(self, uid, path, iface, method, args_expr, interactive=False):
+        """Start a call as another uid through call_as.py (a fresh process
+        and connection, so that the real bus policy and polkit path apply).
+        Returns the process; its stdout is call_as.py's JSON answer."""
         cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups',
                sys.executable, os.path.join(HERE, 'call_as.py'),
                json.dumps({'dest': BUS_NAME, 'path': path, 'iface': iface, 'method': method,
                            'args': args_expr, 'interactive': interactive})]
-        p = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
-        self.assertEqual(p.returncode, 0, p.stderr)
-        r = json.loads(p.stdout)
+        return subprocess.Popen(cmd, env=env_outside_testbed(), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+    def call_as_finish(self, p):
+        """Wait for call_as_start's process: (error_name or None, message or result)."""
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 0, err)
+        r = json.loads(out)
         return r.get('error'), r.get('message', r.get('result'))
+
+    def call_as(self, uid, path, iface, method, args_expr, interactive=False):
+        """call_as_start and call_as_finish in one."""
+        return self.call_as_finish(self.call_as_start(uid, path, iface, method, args_expr, interactive))
+
+
+def env_outside_testbed(*also):
+    """This process's environment for a program that must see the real
+    files, not umockdev's test bed (and without the variables in also)."""
+    drop = ('LD_PRELOAD', 'UMOCKDEV_DIR') + also
+    return {k: v for k, v in os.environ.items() if k not in drop}
 
 
 def main():

@@ -27,7 +27,7 @@ M16 = 16 << 20
 
 
 def client_env():
-    env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
+    env = sbdtest.env_outside_testbed()
     # no accessibility bus, and no session bus: GIO would otherwise autolaunch
     # one on the X display (dbus-launch), which outlives the test
     env['GTK_A11Y'] = 'none'

@@ -23,8 +23,7 @@ PROPERTY_READ_ONLY = 'org.freedesktop.DBus.Error.PropertyReadOnly'
 
 
 def client_env():
-    return {k: v for k, v in os.environ.items()
-            if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR', 'SBD_PAGER', 'PAGER', 'SBD_COLORS')}
+    return sbdtest.env_outside_testbed('SBD_PAGER', 'PAGER', 'SBD_COLORS')
 
 
 class SbdctlTestCase(sbdtest.SbdTestCase):

@@ -187,23 +187,16 @@ class SetAuthorization(sbdtest.SbdTestCase):
     def test_device_removed_while_polkit_thinks(self):
         self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'])
         self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
-        import subprocess
-        import json
-        env = {k: v for k, v in os.environ.items() if k not in ('LD_PRELOAD', 'UMOCKDEV_DIR')}
-        p = subprocess.Popen(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups',
-                              '/usr/bin/python3', os.path.join(sbdtest.HERE, 'call_as.py'),
-                              json.dumps({'dest': sbdtest.BUS_NAME, 'path': P0,
-                                          'iface': 'org.freedesktop.DBus.Properties', 'method': 'Set',
-                                          'args': "GLib.Variant('(ssv)', ('org.sbd.Sbd1.Device', 'Label', GLib.Variant('s', 'late')))"})],
-                             env=env, stdout=subprocess.PIPE, text=True)
+        p = self.call_as_start(sbdtest.NOBODY, P0, 'org.freedesktop.DBus.Properties', 'Set',
+                               "GLib.Variant('(ssv)', ('org.sbd.Sbd1.Device', 'Label', GLib.Variant('s', 'late')))")
         self.wait_for(lambda: self.polkit_obj.HaveHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE),
                       message='the Set did not reach polkit')
         self.testbed.remove_device(0)
         self.wait_for(lambda: self.get(sbdtest.ROOT, sbdtest.MANAGER_IFACE, 'Devices') == [],
                       message='device not removed')
         self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
-        out, _ = p.communicate(timeout=30)
-        self.assertEqual(json.loads(out)['error'], ERR + 'DeviceGone', out)
+        err, msg = self.call_as_finish(p)
+        self.assertEqual(err, ERR + 'DeviceGone', msg)
 
 
 if __name__ == '__main__':
