@@ -6,14 +6,21 @@
 #include "sbdctl.h"
 #include "target.h"
 
+/* DEV ATTR of argv: the object and its property. */
+static int open_property(Context *c, char **argv, SbdTarget *t) {
+        int r;
+
+        r = sbd_target_open(c->bus, argv[1], t);
+        if (r < 0)
+                return r;
+        return sbd_target_find_property(t, argv[2]);
+}
+
 int verb_get(Context *c, int argc, char **argv) {
         _cleanup_(sbd_target_done) SbdTarget t = {};
         int r;
 
-        r = sbd_target_open(c->bus, argv[1], &t);
-        if (r < 0)
-                return r;
-        r = sbd_target_find_property(&t, argv[2]);
+        r = open_property(c, argv, &t);
         if (r < 0)
                 return r;
         return sbd_property_print(c, &t);
@@ -23,10 +30,7 @@ int verb_set(Context *c, int argc, char **argv) {
         _cleanup_(sbd_target_done) SbdTarget t = {};
         int r;
 
-        r = sbd_target_open(c->bus, argv[1], &t);
-        if (r < 0)
-                return r;
-        r = sbd_target_find_property(&t, argv[2]);
+        r = open_property(c, argv, &t);
         if (r < 0)
                 return r;
         r = sbd_property_write(c, &t, argv[3]);
