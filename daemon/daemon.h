@@ -193,6 +193,8 @@ int vtables_register(struct daemon *d);
 int attr_table_add(struct daemon *d, enum object_kind kind, const char *file, unsigned mode, size_t *ret_index);
 void attr_tables_done(struct daemon *d);
 int attr_def_lookup(const struct attr_table *t, const char *property);
+/* The index of the attribute of that file (e.g. "power/control"), or -ENOENT. */
+int attr_def_find_file(const struct attr_table *t, const char *file);
 int append_object_paths(sd_bus_message *reply, struct object_set *set, const char *driver_path);
 
 /* manager.c */

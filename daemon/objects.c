@@ -335,11 +335,9 @@ static int discover_cb(const char *file, unsigned mode, void *userdata) {
 static unsigned discover_known_mode(const char *file, void *userdata) {
         struct discover *disc = userdata;
         const struct attr_table *t = &disc->daemon->tables[disc->kind];
+        int i = attr_def_find_file(t, file);
 
-        for (size_t i = 0; i < t->n_defs; i++)
-                if (streq(t->defs[i].file, file))
-                        return t->defs[i].mode;
-        return 0;
+        return i >= 0 ? t->defs[i].mode : 0;
 }
 
 static int object_new(struct daemon *d, enum object_kind kind, const char *syspath, struct sbd_object **ret) {

@@ -200,6 +200,13 @@ int attr_def_lookup(const struct attr_table *t, const char *property) {
         return -ENOENT;
 }
 
+int attr_def_find_file(const struct attr_table *t, const char *file) {
+        for (size_t i = 0; i < t->n_defs; i++)
+                if (streq(t->defs[i].file, file))
+                        return (int) i;
+        return -ENOENT;
+}
+
 static int attr_table_register(struct daemon *d, struct attr_table *t) {
         sd_bus_vtable *v;
         size_t i;
@@ -251,11 +258,11 @@ int attr_table_add(struct daemon *d, enum object_kind kind, const char *file, un
         struct attr_def *defs;
         int r;
 
-        for (size_t i = 0; i < t->n_defs; i++)
-                if (streq(t->defs[i].file, file)) {
-                        *ret_index = i;
-                        return 0;
-                }
+        r = attr_def_find_file(t, file);
+        if (r >= 0) {
+                *ret_index = (size_t) r;
+                return 0;
+        }
 
         r = attr_property_name(file, &property);
         if (r == -ENOMEM)
