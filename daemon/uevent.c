@@ -14,15 +14,11 @@
 #include "util.h"
 
 /* The attribute a change event of the module names (SBD_CHANGED=label),
- * as an index into the device's values; -1 when it names none we know. */
+ * as an index into the device's values; negative when it names none we know. */
 static int changed_attr(struct daemon *d, struct udev_device *dev) {
         const char *file = udev_device_get_property_value(dev, "SBD_CHANGED");
-        const struct attr_table *t = &d->tables[OBJECT_DEVICE];
 
-        for (size_t i = 0; file && i < t->n_defs; i++)
-                if (streq(t->defs[i].file, file))
-                        return (int) i;
-        return -1;
+        return file ? attr_def_find_file(&d->tables[OBJECT_DEVICE], file) : -1;
 }
 
 static void handle_device(struct daemon *d, struct udev_device *dev, const char *action,
