@@ -57,6 +57,9 @@ double call_get(struct bench *b, const char *service, const char *path,
 		const char *interface, const char *property);
 double call_managed_objects(struct bench *b, const char *service, const char *root,
 			    unsigned int *objects);
+/* Properties.Set of a string property. */
+double call_set_string(struct bench *b, const char *service, const char *path,
+		       const char *interface, const char *property, const char *value);
 double call_floor_file(struct bench *b, const char *name);
 unsigned int floor_load(struct bench *b, const char *service, const char *root);
 int service_pid(struct bench *b, const char *service);

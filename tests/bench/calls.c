@@ -54,6 +54,13 @@ double call_get(struct bench *b, const char *service, const char *path,
 			  NULL, "ss", interface, property);
 }
 
+double call_set_string(struct bench *b, const char *service, const char *path,
+		       const char *interface, const char *property, const char *value)
+{
+	return call_timed(b, property, service, path, "org.freedesktop.DBus.Properties", "Set",
+			  NULL, "ssv", interface, property, "s", value);
+}
+
 /* The floor's Get of the file it was given as --file NAME=PATH. */
 double call_floor_file(struct bench *b, const char *name)
 {

@@ -122,21 +122,6 @@ static double direct_write_read(const char *file, const char *value)
 	return elapsed_us(t0);
 }
 
-static double call_set_label(struct bench *b, const char *value)
-{
-	sd_bus_error error = SD_BUS_ERROR_NULL;
-	uint64_t t0 = now_ns();
-	double us;
-	int r;
-
-	r = sd_bus_set_property(b->bus, SBD_SERVICE, b->device_path, SBD_DEVICE_IFACE,
-				"Label", &error, "s", value);
-	us = elapsed_us(t0);
-	if (r < 0)
-		bench_die("Set Label", r, &error);
-	return us;
-}
-
 /* Until sbdd's Label is @value (it re-reads on sysfs_notify and uevents). */
 static void wait_label_value(struct bench *b, const char *value)
 {
@@ -160,22 +145,6 @@ static void wait_label_value(struct bench *b, const char *value)
 	exit(1);
 }
 
-/* The floor's Set of its label file: write, read back, signal, reply. */
-static double call_floor_set_label(struct bench *b, const char *value)
-{
-	sd_bus_error error = SD_BUS_ERROR_NULL;
-	uint64_t t0 = now_ns();
-	double us;
-	int r;
-
-	r = sd_bus_set_property(b->bus, FLOOR_SERVICE, FLOOR_ROOT "/file/label", FLOOR_FILE_IFACE,
-				"Value", &error, "s", value);
-	us = elapsed_us(t0);
-	if (r < 0)
-		bench_die("the floor's Set of label", r, &error);
-	return us;
-}
-
 /*
  * Row 2: Set of label; the limit is a Ping plus a direct write and read.
  * No one is subscribed to the signal the Set emits (the bus routes it to
@@ -195,7 +164,8 @@ void row_set(struct bench *b)
 		double s, p, d, f;
 
 		snprintf(value, sizeof(value), "bench-set-%u", i);
-		s = call_set_label(b, value);
+		s = call_set_string(b, SBD_SERVICE, b->device_path, SBD_DEVICE_IFACE, "Label",
+				    value);
 		p = call_ping(b, SBD_SERVICE);
 		snprintf(direct, sizeof(direct), "bench-direct-%u", i);
 		d = direct_write_read(b->label_file, direct);
@@ -207,7 +177,8 @@ void row_set(struct bench *b)
 		 */
 		snprintf(by_floor, sizeof(by_floor), "bench-floor-%u", i);
 		kill(b->daemon_pid, SIGSTOP);
-		f = call_floor_set_label(b, by_floor);
+		f = call_set_string(b, FLOOR_SERVICE, FLOOR_ROOT "/file/label", FLOOR_FILE_IFACE,
+				    "Value", by_floor);
 		kill(b->daemon_pid, SIGCONT);
 		wait_label_value(b, by_floor);
 		if (i < b->warmup)
