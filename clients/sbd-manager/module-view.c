@@ -55,9 +55,8 @@ static void sync_labels(SbdApp *app) {
         sync_module_button(app, state);
 }
 
-static void call_module(SbdApp *app, const char *method, GVariant *parameters, const char *what) {
-        g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
-
+static void call_module(SbdApp *app, GDBusInterface *module, const char *method, GVariant *parameters,
+                        const char *what) {
         if (!module) {
                 sbd_window_show_error(app, "Could not reach the module: sbdd shows no module object.");
                 return;
@@ -68,11 +67,12 @@ static void call_module(SbdApp *app, const char *method, GVariant *parameters, c
 
 static void on_unload_answered(GtkDialog *dialog, int response, gpointer user_data) {
         SbdApp *app = user_data;
+        g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
 
         app->module_dialog = NULL;
         gtk_window_destroy(GTK_WINDOW(dialog));
         if (response == GTK_RESPONSE_ACCEPT)
-                call_module(app, "Unload", NULL, "unload the sbd module");
+                call_module(app, module, "Unload", NULL, "unload the sbd module");
         sbd_module_view_sync(app);
         sbd_actions_continue(app);
 }
@@ -103,7 +103,8 @@ static void on_module_clicked(GtkButton *button, gpointer user_data) {
         sbd_window_clear_error(app);
         if (g_str_equal(state, "unloaded"))
                 /* no parameters: the configured ones, as at sbdd's start */
-                call_module(app, "Load", g_variant_new("(@a{ss})", g_variant_new_array(G_VARIANT_TYPE("{ss}"), NULL, 0)),
+                call_module(app, module, "Load",
+                            g_variant_new("(@a{ss})", g_variant_new_array(G_VARIANT_TYPE("{ss}"), NULL, 0)),
                             "load the sbd module");
         else if (g_str_equal(state, "live"))
                 ask_unload(app);
