@@ -88,32 +88,28 @@ static int append_value(sd_bus_message *m, const SbdValue *v) {
  * that is no value of that type is sent as it is, a string: the daemon is
  * the one authority on what a property takes, and its refusal (the same
  * InvalidValue that busctl would get) is what the user sees, with a hint. */
-static int parse_for(const SbdTarget *t, const char *text, SbdValue *ret, bool *ret_unparsed) {
+static int parse_for(const SbdTarget *t, const char *text, SbdValue *ret) {
         const SbdProperty *p = t->property;
         int r;
 
-        *ret_unparsed = false;
         r = sbd_parse_value(p->type, text, ret);
         if (r == -EOPNOTSUPP) {
                 fprintf(stderr, "sbdctl: %s of %s has type %s, which sbdctl cannot write.\n",
                         p->name, t->name, p->type);
                 return r;
         }
-        if (r < 0) {
+        if (r < 0)
                 *ret = (SbdValue) { .type = 's', .s = text };
-                *ret_unparsed = true;
-        }
         return 0;
 }
 
 int sbd_property_write(Context *c, const SbdTarget *t, const char *text) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-        bool unparsed;
         SbdValue v;
         int r;
 
-        r = parse_for(t, text, &v, &unparsed);
+        r = parse_for(t, text, &v);
         if (r < 0)
                 return r;
 
@@ -128,7 +124,7 @@ int sbd_property_write(Context *c, const SbdTarget *t, const char *text) {
         r = sd_bus_call(c->bus, m, 0, &error, &reply);
         if (r < 0) {
                 r = sbd_log_bus_error(r, &error, "Failed to set %s of %s to '%s'", t->property->name, t->name, text);
-                if (unparsed)
+                if (v.type != t->property->type[0]) /* sent as text: say what it takes */
                         fprintf(stderr, "sbdctl: %s (%s) takes %s.\n", t->property->name, t->property->type,
                                 sbd_value_hint(t->property->type));
                 return r;
