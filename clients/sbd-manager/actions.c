@@ -7,7 +7,7 @@
 #include "device-row.h"
 
 static void report(SbdApp *app, const char *action, const char *error) {
-        g_autoptr(GString) out = g_string_new("{\"action\":");
+        g_autoptr(GString) out = g_string_new("{");
 
         if (error) {
                 g_printerr("sbd-manager: action %s failed: %s\n", action, error);
@@ -15,12 +15,9 @@ static void report(SbdApp *app, const char *action, const char *error) {
         }
         if (!app->dump_model)
                 return;
-        sbd_output_json_string(out, action);
-        g_string_append(out, ",\"error\":");
-        if (error)
-                sbd_output_json_string(out, error);
-        else
-                g_string_append(out, "null");
+        sbd_output_json_field(out, "action", action);
+        g_string_append_c(out, ',');
+        sbd_output_json_field(out, "error", error);
         g_print("%s}\n", out->str);
 }
 

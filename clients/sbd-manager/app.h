@@ -90,3 +90,5 @@ void sbd_output_model_changed(SbdApp *app);
 void sbd_output_when_ready(SbdApp *app);
 char *sbd_output_model_json(SbdApp *app);
 void sbd_output_json_string(GString *out, const char *s);
+/* "key":"value" (value NULL: null) */
+void sbd_output_json_field(GString *out, const char *key, const char *value);

@@ -336,19 +336,13 @@ void sbd_device_row_click_remove(DeviceRow *row) {
         g_signal_emit_by_name(row->confirm, "clicked"); /* what a click emits */
 }
 
-static void json_string(GString *out, const char *key, const char *value) {
-        sbd_output_json_string(out, key);
-        g_string_append_c(out, ':');
-        sbd_output_json_string(out, value);
-}
-
 void sbd_device_row_to_json(DeviceRow *row, GString *out) {
         g_string_append_c(out, '{');
-        json_string(out, "name", gtk_label_get_text(GTK_LABEL(row->name)));
+        sbd_output_json_field(out, "name", gtk_label_get_text(GTK_LABEL(row->name)));
         g_string_append_c(out, ',');
-        json_string(out, "label", gtk_editable_get_text(GTK_EDITABLE(row->label)));
+        sbd_output_json_field(out, "label", gtk_editable_get_text(GTK_EDITABLE(row->label)));
         g_string_append_c(out, ',');
-        json_string(out, "size", gtk_editable_get_text(GTK_EDITABLE(row->size)));
+        sbd_output_json_field(out, "size", gtk_editable_get_text(GTK_EDITABLE(row->size)));
         g_string_append_printf(out, ",\"read_only\":%s,\"online\":%s}",
                                gtk_switch_get_active(GTK_SWITCH(row->read_only)) ? "true" : "false",
                                gtk_switch_get_active(GTK_SWITCH(row->online)) ? "true" : "false");

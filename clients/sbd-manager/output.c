@@ -17,7 +17,7 @@ void sbd_output_json_string(GString *out, const char *s) {
         g_string_append_c(out, '"');
 }
 
-static void json_field(GString *out, const char *key, const char *value) {
+void sbd_output_json_field(GString *out, const char *key, const char *value) {
         sbd_output_json_string(out, key);
         g_string_append_c(out, ':');
         if (value)
@@ -31,11 +31,11 @@ char *sbd_output_model_json(SbdApp *app) {
         GString *out = g_string_new("{");
         GtkListBoxRow *r;
 
-        json_field(out, "module_state", gtk_label_get_text(GTK_LABEL(app->status_label)));
+        sbd_output_json_field(out, "module_state", gtk_label_get_text(GTK_LABEL(app->status_label)));
         g_string_append_c(out, ',');
-        json_field(out, "module_version", gtk_label_get_text(GTK_LABEL(app->version_label)));
+        sbd_output_json_field(out, "module_version", gtk_label_get_text(GTK_LABEL(app->version_label)));
         g_string_append_c(out, ',');
-        json_field(out, "daemon_version", gtk_label_get_text(GTK_LABEL(app->daemon_label)));
+        sbd_output_json_field(out, "daemon_version", gtk_label_get_text(GTK_LABEL(app->daemon_label)));
         g_string_append(out, ",\"devices\":[");
         for (int i = 0; (r = gtk_list_box_get_row_at_index(GTK_LIST_BOX(app->list), i)); i++) {
                 DeviceRow *row = g_object_get_data(G_OBJECT(r), "sbd-row");
@@ -46,7 +46,7 @@ char *sbd_output_model_json(SbdApp *app) {
                         sbd_device_row_to_json(row, out);
         }
         g_string_append(out, "],");
-        json_field(out, "error", sbd_window_error(app));
+        sbd_output_json_field(out, "error", sbd_window_error(app));
         g_string_append_c(out, '}');
         return g_string_free(out, FALSE);
 }
