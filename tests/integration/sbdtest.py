@@ -385,6 +385,15 @@ class SbdTestCase(unittest.TestCase):
         return self.call_as_finish(self.call_as_start(uid, path, iface, method, args_expr, interactive))
 
 
+def program_from_env(variable, name):
+    """The program meson names in $variable; a RuntimeError when it cannot
+    run (the test layer then fails and says why)."""
+    path = os.environ.get(variable)
+    if not path or not os.access(path, os.X_OK):
+        raise RuntimeError('$%s must name the %s binary (meson sets it)' % (variable, name))
+    return path
+
+
 def env_outside_testbed(*also):
     """This process's environment for a program that must see the real
     files, not umockdev's test bed (and without the variables in also)."""

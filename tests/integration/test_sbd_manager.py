@@ -48,9 +48,7 @@ class ManagerTestCase(sbdtest.SbdTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.manager_path = os.environ.get('SBD_MANAGER')
-        if not cls.manager_path or not os.access(cls.manager_path, os.X_OK):
-            raise RuntimeError('$SBD_MANAGER must name the sbd-manager binary (meson sets it)')
+        cls.manager_path = sbdtest.program_from_env('SBD_MANAGER', 'sbd-manager')
         if not shutil.which('Xvfb'):
             raise RuntimeError('Xvfb (package xvfb) is not installed')
         # Xvfb writes the display it found into a file: this process runs under

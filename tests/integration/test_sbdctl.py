@@ -31,9 +31,7 @@ class SbdctlTestCase(sbdtest.SbdTestCase):
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
-        cls.sbdctl_path = os.environ.get('SBDCTL')
-        if not cls.sbdctl_path or not os.access(cls.sbdctl_path, os.X_OK):
-            raise RuntimeError('$SBDCTL must name the sbdctl binary (meson sets it)')
+        cls.sbdctl_path = sbdtest.program_from_env('SBDCTL', 'sbdctl')
 
     def sbdctl(self, *args, status=0, uid=None, stdin=subprocess.DEVNULL):
         """Runs sbdctl to its end; checks the exit status; returns (stdout, stderr)."""
