@@ -68,11 +68,24 @@ unsigned attr_flags(enum object_kind kind, const char *file) {
 }
 
 bool attr_mode_is_property(unsigned mode) {
-        return S_ISREG(mode) && (mode & S_IRUSR);
+        /* World-readable only: sbdd answers every local user, and must
+         * not show them what the kernel shows root alone. */
+        return S_ISREG(mode) && (mode & S_IRUSR) && (mode & S_IROTH);
 }
 
 bool attr_mode_is_writable(unsigned mode) {
         return mode & S_IWUSR;
+}
+
+bool attr_is_writable(const char *file, unsigned mode) {
+        /* uevent is writable by root, but a write there makes the kernel
+         * announce an event ("remove" included) that did not happen. */
+        return attr_mode_is_writable(mode) && !streq(path_basename(file), "uevent");
+}
+
+bool attr_destructive(enum object_kind kind, const char *file) {
+        return kind == OBJECT_DEVICE &&
+               (streq(file, "size") || streq(file, "online") || streq(file, "read_only"));
 }
 
 int attr_parse_bool(const char *s, bool *ret) {

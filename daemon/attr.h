@@ -42,9 +42,16 @@ char attr_type(enum object_kind kind, const char *property);
 unsigned attr_flags(enum object_kind kind, const char *file);
 
 /* Whether a file found in an object's directory becomes a property:
- * readable by its owner (write-only files are reached by methods). */
+ * readable by its owner and by everybody (write-only files are reached
+ * by methods; root-only ones are not shown to every caller). */
 bool attr_mode_is_property(unsigned mode);
 bool attr_mode_is_writable(unsigned mode);
+/* Whether the property of that file is writable: its owner may write it,
+ * and it is not "uevent" (a write there forges events). */
+bool attr_is_writable(const char *file, unsigned mode);
+/* Writes that can lose data or cut off users (size, online, read_only):
+ * polkit gets "destructive" = "true" in the details for rules. */
+bool attr_destructive(enum object_kind kind, const char *file);
 
 /* Parse an attribute's text the way the kernel prints it. */
 int attr_parse_bool(const char *s, bool *ret);

@@ -5,14 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attr.h"
 #include "config.h"
 #include "util.h"
+#include "validate.h"
 
 void config_init(struct config *c) {
         *c = (struct config) {
                 .load = true,
                 .uevent_source = UEVENT_SOURCE_AUTO,
                 .log_level = LOG_INFO,
+                .max_message_size = BUS_MESSAGE_SIZE_DEFAULT,
         };
 }
 
@@ -95,6 +98,10 @@ int config_set_param(struct config *c, const char *assignment) {
                         return 0;
                 }
 
+        /* Bounded like Module.Load's list: each new key costs a scan of
+         * the ones before, so the bound also bounds that. */
+        if (n >= LOAD_PARAMS_MAX)
+                return -E2BIG;
         l = realloc(c->params, (n + 2) * sizeof(char *));
         if (!l)
                 return -ENOMEM;
@@ -151,6 +158,14 @@ static int config_assign(struct config *c, const char *section, const char *key,
                         if (r < 0)
                                 return r;
                         c->uevent_source = r;
+                        return 0;
+                }
+                if (streq(key, "MaxMessageSize")) {
+                        uint64_t v;
+                        r = attr_parse_u64(value, &v);
+                        if (r < 0 || v < 4096 || v > UINT32_MAX)
+                                return -EINVAL;
+                        c->max_message_size = v;
                         return 0;
                 }
                 if (streq(key, "LogLevel")) {

@@ -5,6 +5,10 @@
  * command line (main.c), each overriding the one before. */
 
 #include <stdbool.h>
+#include <stdint.h>
+
+/* dbus-daemon's default max_message_size, on the system bus too. */
+#define BUS_MESSAGE_SIZE_DEFAULT (32U * 1024 * 1024)
 
 enum uevent_source {
         UEVENT_SOURCE_AUTO,
@@ -19,6 +23,7 @@ struct config {
         enum uevent_source uevent_source;
         char **params;              /* "key=value" strv, keys unique */
         int log_level;              /* syslog priority */
+        uint64_t max_message_size;  /* the bus's max_message_size (replysize.c) */
 };
 
 #define SBDD_CONFIG_FILE SYSCONFDIR "/sbd/sbdd.conf"
@@ -30,7 +35,8 @@ int uevent_source_from_string(const char *s);
 const char *uevent_source_to_string(enum uevent_source s);
 
 /* Validate "key=value" as a module parameter and set it, replacing an
- * earlier value for the same key. -EINVAL for a bad key or value. */
+ * earlier value for the same key. -EINVAL for a bad key or value,
+ * -E2BIG beyond LOAD_PARAMS_MAX (validate.h) keys. */
 int config_set_param(struct config *c, const char *assignment);
 bool module_param_key_valid(const char *key, size_t len);
 bool module_param_value_valid(const char *value);
@@ -39,7 +45,7 @@ bool module_param_value_valid(const char *value);
 int config_params_string(char **params, char **ret);
 
 /* Parse an ini file:
- *   [Daemon]     UeventSource=auto|udev|kernel  LogLevel=info
+ *   [Daemon]     UeventSource=auto|udev|kernel  LogLevel=info  MaxMessageSize=BYTES
  *   [Module]     Load=yes|no  Path=/path/sbd.ko  UnloadOnExit=yes|no
  *   [Parameters] ndevices=2 ...
  * Returns -ENOENT when the file does not exist, -EINVAL (logged with the

@@ -120,10 +120,13 @@ struct daemon {
         char *module_state;
         char *module_params;       /* flattened, to compare */
         char **module_param_list;  /* key, value, key, value, ..., NULL */
+        char **module_parm_names;  /* the parameters modinfo declares (module.c) */
 
         /* Requests waiting for polkit or for the kernel. */
         struct auth_request *auth_requests;
+        unsigned n_auth_requests;
         struct device_waiter *waiters;
+        unsigned n_waiters;
 
         /* unique bus name -> uid of recent callers (see polkit.c) */
         struct uid_cache_entry {
@@ -209,6 +212,7 @@ int module_setup(struct daemon *d);
 int module_load(struct daemon *d, char **params, sd_bus_error *error);
 int module_unload(struct daemon *d, sd_bus_error *error);
 void module_emit_changes(struct daemon *d, bool removed);
+void module_forget_params(struct daemon *d);
 bool module_driver_present(void);
 
 /* uevent.c */
@@ -220,10 +224,18 @@ void uevent_done(struct daemon *d);
  * error already put in *error; 0 means denied (error filled); 1 allowed. */
 typedef void (*auth_callback_t)(struct daemon *d, sd_bus_message *m, int allowed,
                                 const sd_bus_error *error, void *userdata);
-int authorize_async(struct daemon *d, sd_bus_message *m, const char *action,
+#define ACTION_SET_ATTRIBUTE "org.sbd.sbd1.set-attribute"
+#define ACTION_MANAGE_DEVICES "org.sbd.sbd1.manage-devices"
+#define ACTION_MANAGE_MODULE "org.sbd.sbd1.manage-module"
+/* details: key, value, ..., NULL (polkit's details; may be NULL). Answers
+ * m itself with LimitsExceeded (returning 1) when too many requests wait. */
+int authorize_async(struct daemon *d, sd_bus_message *m, const char *action, const char *const *details,
                     auth_callback_t cb, void *userdata, void (*free_userdata)(void *));
 void auth_requests_free_all(struct daemon *d);
 void uid_cache_done(struct daemon *d);
+
+/* replysize.c: GetManagedObjects beyond the bus's message size */
+int replysize_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);
 
 /* setprop.c */
 int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error);

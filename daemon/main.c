@@ -210,6 +210,7 @@ static void daemon_done(struct daemon *d) {
         free(d->status);
         free(d->module_params);
         strv_free(d->module_param_list);
+        module_forget_params(d);
         config_done(&d->config);
 }
 

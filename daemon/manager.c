@@ -7,14 +7,25 @@
  * a look at sysfs right after it usually settles the request; otherwise
  * (a test bed playing the kernel) the request waits for the uevent. */
 
+#include <fcntl.h>
 #include <inttypes.h>
 
 #include "daemon.h"
 #include "errors.h"
 #include "sysfs.h"
 #include "util.h"
+#include "validate.h"
 
 #define WAIT_TIMEOUT_USEC (10ULL * 1000 * 1000)
+/* Requests waiting for their device to appear or go, per caller and in
+ * all (LimitsExceeded beyond). They come after polkit, so only root and
+ * authorized callers reach them; the bound keeps a runaway script from
+ * piling up timers and held messages. */
+#define WAITERS_PER_SENDER_MAX 8
+#define WAITERS_TOTAL_MAX 64
+/* An id-less AddDevice tries this many free ids when others take them
+ * first (EEXIST), then gives up with Exists. */
+#define ADD_ID_TRIES 8
 
 struct device_waiter {
         struct daemon *d;
@@ -35,7 +46,24 @@ static void waiter_free(struct device_waiter *w) {
         sd_event_source_disable_unref(w->timeout);
         sd_bus_message_unref(w->m);
         free(w->name);
+        w->d->n_waiters--;
         free(w);
+}
+
+/* Whether one more waiter for the sender of m fits; if not, m is
+ * answered with LimitsExceeded. */
+static bool waiter_fits(struct daemon *d, sd_bus_message *m) {
+        const char *sender = sd_bus_message_get_sender(m);
+        unsigned n = 0;
+
+        for (struct device_waiter *w = d->waiters; w; w = w->next)
+                n += streq_ptr(sd_bus_message_get_sender(w->m), sender);
+        if (d->n_waiters < WAITERS_TOTAL_MAX && n < WAITERS_PER_SENDER_MAX)
+                return true;
+        (void) sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                          "Too many requests waiting for devices (at most %u in all, %u per caller).",
+                                          WAITERS_TOTAL_MAX, WAITERS_PER_SENDER_MAX);
+        return false;
 }
 
 void waiters_free_all(struct daemon *d) {
@@ -61,10 +89,12 @@ static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, boo
         if (!w)
                 return -ENOMEM;
         w->d = d;
+        d->n_waiters++;
         w->m = sd_bus_message_ref(m);
         w->remove = remove;
         if (name && !(w->name = strdup(name))) {
                 sd_bus_message_unref(w->m);
+                d->n_waiters--;
                 free(w);
                 return -ENOMEM;
         }
@@ -120,11 +150,60 @@ struct add_request {
         uint32_t id;
 };
 
+/* The lowest id no mirrored device has and not in tried[]: at most
+ * n + n_tried, so a bitmap of that many ids settles it in O(n). */
+static int lowest_free_id(struct daemon *d, const uint32_t *tried, size_t n_tried, uint32_t *ret) {
+        struct object_set *set = &d->objects[OBJECT_DEVICE];
+        size_t n = set->n + n_tried + 1;
+        _cleanup_free_ bool *used = calloc(n, sizeof(bool));
+        unsigned id;
+        char end;
+
+        if (!used)
+                return -ENOMEM;
+        for (size_t i = 0; i < set->n; i++)
+                if (sscanf(set->sorted[i]->name, "sbd%u%c", &id, &end) == 1 && id < n)
+                        used[id] = true;
+        for (size_t i = 0; i < n_tried; i++)
+                if (tried[i] < n)
+                        used[tried[i]] = true;
+        for (size_t i = 0; i < n; i++)
+                if (!used[i]) {
+                        *ret = (uint32_t) i;
+                        return 0;
+                }
+        return -ENOSPC; /* not reached: n has room for one more */
+}
+
+/* Write "SIZE ID" to new_device; without an id in the request, the
+ * lowest free one, the next on EEXIST (a device sbdd had not seen yet,
+ * or another writer first). Returns the id used, or a negative errno. */
+static int add_write(struct daemon *d, struct sbd_object *driver, const struct add_request *req,
+                     uint32_t *ret_id, char *buf, size_t size) {
+        uint32_t tried[ADD_ID_TRIES];
+        int r = -EEXIST;
+
+        for (size_t i = 0; i < (req->has_id ? 1 : ADD_ID_TRIES) && r == -EEXIST; i++) {
+                uint32_t id = req->id;
+                if (!req->has_id) {
+                        r = lowest_free_id(d, tried, i, &id);
+                        if (r < 0)
+                                return r;
+                        tried[i] = id;
+                }
+                snprintf(buf, size, "%" PRIu64 " %" PRIu32, req->size, id);
+                r = sysfs_write_at(driver->dirfd, "new_device", buf, strlen(buf));
+                *ret_id = id;
+        }
+        return r;
+}
+
 static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allowed,
                                   const sd_bus_error *error, void *userdata) {
         struct add_request *req = userdata;
         struct sbd_object *driver = first_driver(d);
-        char buf[64], name[32];
+        char buf[64], name[32], syspath[64 + sizeof(SYSFS_DEVICES_DIR)];
+        uint32_t id;
         int r;
 
         if (allowed <= 0) {
@@ -135,11 +214,9 @@ static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allow
                 (void) sd_bus_reply_method_errorf(m, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
                 return;
         }
-        if (req->has_id)
-                snprintf(buf, sizeof(buf), "%" PRIu64 " %" PRIu32, req->size, req->id);
-        else
-                snprintf(buf, sizeof(buf), "%" PRIu64, req->size);
-        r = sysfs_write_at(driver->dirfd, "new_device", buf, strlen(buf));
+        if (!waiter_fits(d, m))
+                return;
+        r = add_write(d, driver, req, &id, buf, sizeof(buf));
         if (r < 0) {
                 char what[128];
                 snprintf(what, sizeof(what), "The kernel refused to create a device with '%s'", buf);
@@ -148,18 +225,15 @@ static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allow
         }
         log_info("Created a device with '%s'.", buf);
 
-        snprintf(name, sizeof(name), "sbd%" PRIu32, req->id);
-        r = waiter_add(d, m, req->has_id ? name : NULL, false);
+        /* The answer names exactly the device this request created. */
+        snprintf(name, sizeof(name), "sbd%" PRIu32, id);
+        r = waiter_add(d, m, name, false);
         if (r < 0) {
                 reply_errno(m, r, "Cannot wait for the new device");
                 return;
         }
-        if (req->has_id) {
-                char syspath[64 + sizeof(SYSFS_DEVICES_DIR)];
-                snprintf(syspath, sizeof(syspath), SYSFS_DEVICES_DIR "/%s", name);
-                if (access(syspath, F_OK) >= 0)
-                        (void) tree_scan_new_devices(d);
-        } else
+        snprintf(syspath, sizeof(syspath), SYSFS_DEVICES_DIR "/%s", name);
+        if (access(syspath, F_OK) >= 0)
                 (void) tree_scan_new_devices(d);
 }
 
@@ -178,6 +252,8 @@ static int parse_add_options(sd_bus_message *m, struct add_request *req, sd_bus_
                         return r;
                 if (!streq(key, "id"))
                         return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE, "Unknown option '%s'.", key);
+                if (req->has_id)
+                        return sd_bus_error_set(error, SBD_ERROR_INVALID_VALUE, "Option 'id' given twice.");
                 r = sd_bus_message_peek_type(m, &type, &contents);
                 if (r < 0)
                         return r;
@@ -197,9 +273,35 @@ static int parse_add_options(sd_bus_message *m, struct add_request *req, sd_bus_
         return sd_bus_message_exit_container(m);
 }
 
+/* What can be told without the kernel: the size as new_device takes it
+ * (max_size from the loaded module), an id that is not taken. */
+static int check_add_request(struct daemon *d, const struct add_request *req, sd_bus_error *error) {
+        char buf[ATTR_VALUE_MAX + 1], name[32];
+        uint64_t max_size = 0;
+        int r;
+
+        if (sysfs_read_at(AT_FDCWD, SYSFS_MODULE_DIR "/parameters/max_size", buf) >= 0)
+                (void) attr_parse_u64(buf, &max_size);
+        r = add_size_check(req->size, max_size);
+        if (r == -ERANGE)
+                return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
+                                         "Size %" PRIu64 " is over the module's max_size of %" PRIu64 " bytes.",
+                                         req->size, max_size);
+        if (r < 0)
+                return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
+                                         "Size %" PRIu64 " is not a positive multiple of 512 bytes.", req->size);
+        snprintf(name, sizeof(name), "sbd%" PRIu32, req->id);
+        if (req->has_id && object_find(d, OBJECT_DEVICE, name))
+                return sd_bus_error_setf(error, SBD_ERROR_EXISTS, "Device %s exists already.", name);
+        if (!first_driver(d))
+                return sd_bus_error_set(error, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
+        return 0;
+}
+
 static int method_add_device(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct daemon *d = userdata;
-        struct add_request *req = calloc(1, sizeof(*req));
+        _cleanup_free_ struct add_request *req = calloc(1, sizeof(*req));
+        char size[32], id[16];
         int r;
 
         if (!req)
@@ -207,16 +309,35 @@ static int method_add_device(sd_bus_message *m, void *userdata, sd_bus_error *er
         r = sd_bus_message_read(m, "t", &req->size);
         if (r >= 0)
                 r = parse_add_options(m, req, error);
-        if (r < 0 || sd_bus_error_is_set(error)) {
-                free(req);
+        if (r >= 0 && !sd_bus_error_is_set(error))
+                r = check_add_request(d, req, error);
+        if (r < 0 || sd_bus_error_is_set(error))
                 return r;
-        }
-        return authorize_async(d, m, "org.sbd.sbd1.manage-devices", add_device_authorized, req, free);
+        if (!waiter_fits(d, m))
+                return 1;
+        snprintf(size, sizeof(size), "%" PRIu64, req->size);
+        snprintf(id, sizeof(id), "%" PRIu32, req->id);
+        const char *details[] = { "size", size, req->has_id ? "id" : NULL, id, NULL };
+        return authorize_async(d, m, ACTION_MANAGE_DEVICES, details, add_device_authorized, TAKE_PTR(req), free);
+}
+
+struct remove_request {
+        char *path;
+        dev_t st_dev;
+        ino_t st_ino;
+};
+
+static void remove_request_free(void *p) {
+        struct remove_request *rr = p;
+
+        if (rr)
+                free(rr->path);
+        free(rr);
 }
 
 static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int allowed,
                                      const sd_bus_error *error, void *userdata) {
-        const char *path = userdata;
+        const struct remove_request *rr = userdata;
         struct sbd_object *o, *driver = first_driver(d);
         int r;
 
@@ -224,15 +345,21 @@ static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int al
                 (void) sd_bus_reply_method_error(m, error);
                 return;
         }
-        o = hashmap_get(&d->objects[OBJECT_DEVICE].by_path, path);
-        if (!o) {
-                (void) sd_bus_reply_method_errorf(m, SBD_ERROR_DEVICE_GONE, "No device %s.", path);
+        /* The device asked about, not one re-created under its name
+         * while polkit thought (delete_device takes only a name: the last
+         * look at the directory is right before the write). */
+        o = hashmap_get(&d->objects[OBJECT_DEVICE].by_path, rr->path);
+        if (!o || o->st_dev != rr->st_dev || o->st_ino != rr->st_ino ||
+            !sysfs_same_dir(o->syspath, rr->st_dev, rr->st_ino)) {
+                (void) sd_bus_reply_method_errorf(m, SBD_ERROR_DEVICE_GONE, "%s is gone.", rr->path);
                 return;
         }
         if (!driver) {
                 (void) sd_bus_reply_method_errorf(m, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
                 return;
         }
+        if (!waiter_fits(d, m))
+                return;
         r = sysfs_write_at(driver->dirfd, "delete_device", o->name, strlen(o->name));
         if (r < 0) {
                 char what[128];
@@ -252,8 +379,9 @@ static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int al
 
 static int method_remove_device(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct daemon *d = userdata;
+        struct remove_request *rr;
+        struct sbd_object *o;
         const char *path;
-        char *copy;
         int r;
 
         r = sd_bus_message_read(m, "o", &path);
@@ -267,12 +395,21 @@ static int method_remove_device(sd_bus_message *m, void *userdata, sd_bus_error 
                 return r;
         if (r == 0)
                 return sd_bus_error_set(error, SBD_ERROR_INVALID_VALUE, "RemoveDevice takes no options yet.");
-        if (!hashmap_get(&d->objects[OBJECT_DEVICE].by_path, path))
+        o = hashmap_get(&d->objects[OBJECT_DEVICE].by_path, path);
+        if (!o)
                 return sd_bus_error_setf(error, SBD_ERROR_DEVICE_GONE, "No device %s.", path);
-        copy = strdup(path);
-        if (!copy)
+        if (!waiter_fits(d, m))
+                return 1;
+        rr = calloc(1, sizeof(*rr));
+        if (!rr || !(rr->path = strdup(path))) {
+                free(rr);
                 return -ENOMEM;
-        return authorize_async(d, m, "org.sbd.sbd1.manage-devices", remove_device_authorized, copy, free);
+        }
+        rr->st_dev = o->st_dev;
+        rr->st_ino = o->st_ino;
+        const char *details[] = { "device", o->name, "destructive", "true", NULL };
+        return authorize_async(d, m, ACTION_MANAGE_DEVICES, details, remove_device_authorized, rr,
+                               remove_request_free);
 }
 
 static int property_get_version(sd_bus *bus, const char *path, const char *interface, const char *property,

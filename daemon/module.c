@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "sysfs.h"
 #include "util.h"
+#include "validate.h"
 
 /* "live", "coming", "going", "builtin" or "unloaded". */
 static int module_state(struct daemon *d, char **ret) {
@@ -105,6 +106,7 @@ void module_emit_changes(struct daemon *d, bool removed) {
         if (!state || module_params(&params) < 0)
                 return (void) log_oom();
         if (removed) {
+                module_forget_params(d);
                 strv_free(params);
                 params = calloc(1, sizeof(char *));
                 if (!params)
@@ -376,44 +378,101 @@ static void strv_free_void(void *p) {
         strv_free(p);
 }
 
-static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        struct daemon *d = userdata;
-        struct config params = {};
+/* The parameter names the module declares (modinfo's parm list), read
+ * once and kept: reading them opens (and may decompress) the .ko, which
+ * an unprivileged caller must not be able to make sbdd do on every call.
+ * Forgotten when the module goes, as a new one may be installed. NULL
+ * when unknown (no module file): the kernel judges then. */
+static char *const *module_known_params(struct daemon *d) {
+        struct kmod_module *mod = NULL;
+        struct kmod_list *info = NULL, *i;
+        char **l = NULL;
+        size_t n = 0;
+
+        if (d->module_parm_names || !d->kmod)
+                return d->module_parm_names;
+        if (module_get(d, &mod, NULL) < 0)
+                return NULL;
+        if (kmod_module_get_info(mod, &info) >= 0) {
+                kmod_list_foreach(i, info) {
+                        const char *value = kmod_module_info_get_value(i);
+                        char **nl;
+                        if (!streq(kmod_module_info_get_key(i), "parm") || !value || !strchr(value, ':'))
+                                continue;
+                        nl = realloc(l, (n + 2) * sizeof(char *));
+                        if (!nl)
+                                break;
+                        l = nl;
+                        l[n] = strndup(value, strcspn(value, ":"));
+                        l[n + 1] = NULL;
+                        if (!l[n])
+                                break;
+                        n++;
+                }
+                kmod_module_info_free_list(info);
+        }
+        kmod_module_unref(mod);
+        d->module_parm_names = l;
+        return l;
+}
+
+void module_forget_params(struct daemon *d) {
+        strv_free(d->module_parm_names);
+        d->module_parm_names = NULL;
+}
+
+/* Read Load's a{ss} into params, checking each pair as it comes (see
+ * validate.h): at most LOAD_PARAMS_MAX, known to the module, each once. */
+static int load_read_params(struct daemon *d, sd_bus_message *m, struct config *params, sd_bus_error *error) {
+        struct param_check check = { .known = module_known_params(d) };
         const char *key, *value;
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', "{ss}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_read(m, "{ss}", &key, &value)) > 0) {
+        while (r >= 0 && (r = sd_bus_message_read(m, "{ss}", &key, &value)) > 0) {
                 _cleanup_free_ char *a = NULL;
 
-                if (asprintf(&a, "%s=%s", key, value) < 0) {
-                        config_done(&params);
-                        return -ENOMEM;
-                }
-                r = config_set_param(&params, a);
-                if (r < 0) {
-                        config_done(&params);
-                        if (r == -ENOMEM)
-                                return r;
-                        return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
-                                                 "Invalid module parameter '%s'.", a);
-                }
+                r = param_check_add(&check, key, value);
+                if (r == -E2BIG)
+                        r = sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                              "At most %u module parameters.", LOAD_PARAMS_MAX);
+                else if (r == -ENOKEY)
+                        r = sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
+                                              "The sbd module has no parameter '%s'.", key);
+                else if (r == -ENOTUNIQ)
+                        r = sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE, "Parameter '%s' given twice.", key);
+                else if (r == -EINVAL)
+                        r = sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE, "Invalid module parameter '%.64s=%.64s%s'.",
+                                              key, value, strlen(value) > 64 ? "..." : "");
+                else if (r >= 0 && asprintf(&a, "%s=%s", key, value) < 0)
+                        r = -ENOMEM;
+                else if (r >= 0)
+                        r = config_set_param(params, a);
         }
-        if (r < 0) {
-                config_done(&params);
+        param_check_done(&check);
+        return r;
+}
+
+static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        struct daemon *d = userdata;
+        _cleanup_(config_done) struct config params = {};
+        _cleanup_free_ char *flat = NULL;
+        int r;
+
+        r = load_read_params(d, m, &params, error);
+        if (r < 0)
                 return r;
-        }
         /* No parameters: the configured ones (sbdd.conf, -p), as at start-up. */
         for (char **p = params.params ? NULL : d->config.params; p && *p; p++) {
                 r = config_set_param(&params, *p);
-                if (r < 0) {
-                        config_done(&params);
+                if (r < 0)
                         return r;
-                }
         }
-        return authorize_async(d, m, "org.sbd.sbd1.manage-module", load_authorized,
+        r = config_params_string(params.params, &flat);
+        if (r < 0)
+                return r;
+        const char *details[] = { "module", SBD_MODULE_NAME, "parameters", flat, NULL };
+        return authorize_async(d, m, ACTION_MANAGE_MODULE, details, load_authorized,
                                TAKE_PTR(params.params), strv_free_void);
 }
 
@@ -434,7 +493,9 @@ static void unload_authorized(struct daemon *d, sd_bus_message *m, int allowed, 
 }
 
 static int method_unload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        return authorize_async(userdata, m, "org.sbd.sbd1.manage-module", unload_authorized, NULL, NULL);
+        const char *details[] = { "module", SBD_MODULE_NAME, "destructive", "true", NULL };
+
+        return authorize_async(userdata, m, ACTION_MANAGE_MODULE, details, unload_authorized, NULL, NULL);
 }
 
 const sd_bus_vtable module_vtable[] = {

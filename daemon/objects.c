@@ -15,6 +15,7 @@
 #include "daemon.h"
 #include "sysfs.h"
 #include "util.h"
+#include "validate.h"
 
 void object_sets_init(struct daemon *d) {
         for (int k = 0; k < _OBJECT_KIND_MAX; k++) {
@@ -169,6 +170,8 @@ bool object_gone(struct sbd_object *o) {
 static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) {
         const struct attr_def *def = &o->daemon->tables[o->kind].defs[v->index];
         char buf[ATTR_VALUE_MAX + 1];
+        _cleanup_free_ char *utf8 = NULL;
+        const char *text = buf;
         ssize_t n;
 
         *changed = false;
@@ -183,7 +186,9 @@ static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) 
         }
         if (n < 0)
                 log_debug_errno((int) n, "Cannot read %s/%s: %m", o->syspath, def->file);
-        *changed = attr_value_update(v, n >= 0 ? buf : NULL, n >= 0 ? 0 : (int) n);
+        else if (text_make_utf8(buf, &utf8) > 0)
+                text = utf8;
+        *changed = attr_value_update(v, n >= 0 ? text : NULL, n >= 0 ? 0 : (int) n);
         return 0;
 }
 

@@ -12,13 +12,28 @@
 #include "util.h"
 
 #define POLKIT_TIMEOUT_USEC (25ULL * 1000 * 1000)
-/* Long enough for a person to type a password. */
-#define POLKIT_INTERACTIVE_TIMEOUT_USEC (5ULL * 60 * 1000 * 1000)
+/* Long enough for a person to type a password, and shorter than the
+ * clients' call timeout for writes (sbdctl and sbd-manager wait 5
+ * minutes): when sbdd gives up it cancels the check, and a password
+ * typed later runs nothing, so a client never reports a failure for a
+ * request that is then carried out. */
+#define POLKIT_INTERACTIVE_TIMEOUT_USEC (2ULL * 60 * 1000 * 1000)
+
+/* Requests waiting for an answer (the bus driver's uid, then polkit),
+ * per caller and in all: beyond these a request is refused at once with
+ * LimitsExceeded. The total stays below dbus-daemon's default
+ * max_replies_per_connection (128), which bounds the calls sbdd itself
+ * may have pending; per caller is small because nothing a client does
+ * needs more than a few writes in flight. */
+#define AUTH_PER_SENDER_MAX 8
+#define AUTH_TOTAL_MAX 64
 
 struct auth_request {
         struct daemon *d;
         sd_bus_message *m;
         char *action;
+        char **details;       /* key, value, ..., NULL */
+        char cancel_id[32];   /* polkit's cancellation_id */
         auth_callback_t cb;
         void *userdata;
         void (*free_userdata)(void *);
@@ -40,6 +55,8 @@ static void auth_request_free(struct auth_request *a) {
         if (a->free_userdata)
                 a->free_userdata(a->userdata);
         free(a->action);
+        strv_free(a->details);
+        a->d->n_auth_requests--;
         free(a);
 }
 
@@ -94,6 +111,13 @@ static bool polkit_absent(const sd_bus_error *e) {
                (e->name && startswith(e->name, "org.freedesktop.DBus.Error.Spawn."));
 }
 
+static void polkit_cancel(struct auth_request *a) {
+        (void) sd_bus_call_method_async(a->d->bus, NULL, "org.freedesktop.PolicyKit1",
+                                        "/org/freedesktop/PolicyKit1/Authority",
+                                        "org.freedesktop.PolicyKit1.Authority", "CancelCheckAuthorization",
+                                        NULL, NULL, "s", a->cancel_id);
+}
+
 static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         struct auth_request *a = userdata;
         const sd_bus_error *e = sd_bus_message_get_error(reply);
@@ -101,6 +125,8 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
 
         a->slot = sd_bus_slot_unref(a->slot);
         if (e) {
+                if (sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY))
+                        polkit_cancel(a); /* close the dialog: it would authorize nothing */
                 if (polkit_absent(e)) {
                         auth_deny(a, "polkit is not available, only root may do this", NULL);
                         return 0;
@@ -118,10 +144,14 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         }
         if (authorized)
                 auth_finish(a, 1, NULL);
-        else if (challenge)
-                auth_deny(a, "authentication is required", NULL);
-        else
-                auth_deny(a, NULL, NULL);
+        else if (challenge && sd_bus_message_get_allow_interactive_authorization(a->m) <= 0) {
+                _cleanup_(sd_bus_error_free) sd_bus_error ie = SD_BUS_ERROR_NULL;
+                sd_bus_error_setf(&ie, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+                                  "%s needs authentication: call again allowing interactive authorization.",
+                                  a->action);
+                auth_finish(a, 0, &ie);
+        } else
+                auth_deny(a, challenge ? "authentication failed or was dismissed" : NULL, NULL);
         return 0;
 }
 
@@ -135,11 +165,20 @@ static int auth_check_polkit(struct auth_request *a) {
                                            "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
         if (r < 0)
                 return r;
-        r = sd_bus_message_append(call, "(sa{sv})sa{ss}us",
-                                  "system-bus-name", 1, "name", "s", sd_bus_message_get_sender(a->m),
-                                  a->action, 0,
-                                  (uint32_t) (interactive ? 1 : 0), /* AllowUserInteraction */
-                                  "");
+        r = sd_bus_message_append(call, "(sa{sv})s", "system-bus-name", 1, "name", "s",
+                                  sd_bus_message_get_sender(a->m), a->action);
+        if (r < 0)
+                return r;
+        /* Details for rules (action.lookup("attribute")) and for the
+         * dialog's message ($(device) in the .policy file). */
+        r = sd_bus_message_open_container(call, 'a', "{ss}");
+        for (char **i = a->details; r >= 0 && i && i[0] && i[1]; i += 2)
+                r = sd_bus_message_append(call, "{ss}", i[0], i[1]);
+        if (r >= 0)
+                r = sd_bus_message_close_container(call);
+        if (r >= 0)
+                r = sd_bus_message_append(call, "us", (uint32_t) (interactive ? 1 : 0), /* AllowUserInteraction */
+                                          a->cancel_id);
         if (r < 0)
                 return r;
         return sd_bus_call_async(a->d->bus, &a->slot, call, polkit_reply, a,
@@ -175,13 +214,31 @@ static int uid_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_er
         return 0;
 }
 
-int authorize_async(struct daemon *d, sd_bus_message *m, const char *action,
+static unsigned auth_requests_of(struct daemon *d, const char *sender) {
+        unsigned n = 0;
+
+        for (struct auth_request *a = d->auth_requests; a; a = a->next)
+                n += streq_ptr(sd_bus_message_get_sender(a->m), sender);
+        return n;
+}
+
+int authorize_async(struct daemon *d, sd_bus_message *m, const char *action, const char *const *details,
                     auth_callback_t cb, void *userdata, void (*free_userdata)(void *)) {
+        static unsigned long long serial;
         struct auth_request *a;
         const char *sender = sd_bus_message_get_sender(m);
         uid_t uid;
         int r;
 
+        if (d->n_auth_requests >= AUTH_TOTAL_MAX || auth_requests_of(d, sender) >= AUTH_PER_SENDER_MAX) {
+                if (free_userdata)
+                        free_userdata(userdata);
+                r = sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                               "Too many requests waiting for authorization (%s%u in all, %u per caller).",
+                                               d->n_auth_requests >= AUTH_TOTAL_MAX ? "" : "at most ",
+                                               AUTH_TOTAL_MAX, AUTH_PER_SENDER_MAX);
+                return r < 0 ? r : 1;
+        }
         a = calloc(1, sizeof(*a));
         if (!a) {
                 if (free_userdata)
@@ -192,15 +249,18 @@ int authorize_async(struct daemon *d, sd_bus_message *m, const char *action,
                 .d = d,
                 .m = sd_bus_message_ref(m),
                 .action = strdup(action),
+                .details = strv_copy(details),
                 .cb = cb,
                 .userdata = userdata,
                 .free_userdata = free_userdata,
                 .next = d->auth_requests,
         };
+        snprintf(a->cancel_id, sizeof(a->cancel_id), "sbdd-%llu", ++serial);
+        d->n_auth_requests++;
         if (d->auth_requests)
                 d->auth_requests->prev = a;
         d->auth_requests = a;
-        if (!a->action) {
+        if (!a->action || (details && !a->details)) {
                 auth_request_free(a);
                 return -ENOMEM;
         }

@@ -16,12 +16,16 @@
 #include "errors.h"
 #include "sysfs.h"
 #include "util.h"
+#include "validate.h"
 
 struct set_request {
         char *path;
         size_t index;
         char *value;
         size_t len;
+        /* The kobject asked about: after polkit, write only to the same. */
+        dev_t st_dev;
+        ino_t st_ino;
 };
 
 static void set_request_free(void *p) {
@@ -50,7 +54,8 @@ static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
         }
         /* Anything may have happened while polkit thought about it. */
         o = object_find_by_path(d, s->path);
-        if (!o || s->index >= o->n_values || !o->values[s->index].present) {
+        if (!o || s->index >= o->n_values || !o->values[s->index].present ||
+            o->st_dev != s->st_dev || o->st_ino != s->st_ino) {
                 (void) sd_bus_reply_method_errorf(m, SBD_ERROR_DEVICE_GONE, "%s no longer exists.", s->path);
                 return;
         }
@@ -125,14 +130,47 @@ static int read_value(sd_bus_message *m, char type, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
+/* The text to write, from the variant of a Set whose signature is
+ * already known to be "ssv": the property's type exactly, not empty, less
+ * than a page. Fills ret_error and returns 0 when the value is refused. */
+static int set_value(sd_bus_message *m, const struct attr_def *def, char **ret, sd_bus_error *ret_error) {
+        _cleanup_free_ char *value = NULL;
+        const char *contents = NULL;
+        char type = 0, expected[2] = { def->type, '\0' };
+        int r;
+
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r <= 0 || type != 'v' || !streq_ptr(contents, expected))
+                return sd_bus_error_setf(ret_error, SBD_ERROR_INVALID_VALUE,
+                                         "Property %s takes a value of type '%s', not '%s'.",
+                                         def->property, expected, strempty(contents));
+        r = sd_bus_message_enter_container(m, 'v', expected);
+        if (r < 0)
+                return r;
+        r = read_value(m, def->type, &value);
+        if (r < 0)
+                return r;
+        /* A zero-length write(2) never reaches the kernel's store(),
+         * which would refuse it: it would "succeed" and change nothing. */
+        if (value[0] == '\0')
+                return sd_bus_error_setf(ret_error, SBD_ERROR_INVALID_VALUE,
+                                         "Property %s takes no empty value.", def->property);
+        if (strlen(value) >= ATTR_VALUE_MAX)
+                return sd_bus_error_setf(ret_error, SBD_ERROR_INVALID_VALUE,
+                                         "A value of %zu bytes is too long for %s: sysfs takes less than %u bytes.",
+                                         strlen(value), def->property, ATTR_VALUE_MAX);
+        *ret = TAKE_PTR(value);
+        return 1;
+}
+
 int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         struct daemon *d = userdata;
         struct set_request *s;
         const struct attr_def *def;
-        const char *iface, *property, *contents = NULL;
+        const struct attr_value *v;
+        const char *iface, *property;
         _cleanup_free_ char *value = NULL;
         struct sbd_object *o;
-        char type = 0, expected[2];
         int idx, r;
 
         if (!sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Set"))
@@ -140,6 +178,12 @@ int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         o = object_find_by_path(d, sd_bus_message_get_path(m));
         if (!o)
                 return 0;
+        /* Exactly (ssv): anything after the variant (an 8 MB array, say)
+         * would otherwise be accepted and held while polkit decides. */
+        if (!sd_bus_message_has_signature(m, "ssv"))
+                return sd_bus_error_setf(ret_error, SD_BUS_ERROR_INVALID_ARGS,
+                                         "Set takes arguments of type (ssv), not (%s).",
+                                         strempty(sd_bus_message_get_signature(m, true)));
         if (sd_bus_message_read(m, "ss", &iface, &property) < 0)
                 return 0;
         if (!streq(iface, object_kind_interface(o->kind)))
@@ -150,27 +194,19 @@ int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         def = &d->tables[o->kind].defs[idx];
         if (!(def->flags & ATTR_WRITABLE))
                 return 0;
-        if (!o->values[idx].present)
+        v = &o->values[idx];
+        if (!v->present)
                 return sd_bus_error_setf(ret_error, SD_BUS_ERROR_UNKNOWN_PROPERTY,
                                          "%s has no attribute %s.", o->syspath, def->file);
-
-        expected[0] = def->type;
-        expected[1] = '\0';
-        r = sd_bus_message_peek_type(m, &type, &contents);
-        if (r <= 0 || type != 'v' || !streq_ptr(contents, expected))
-                return sd_bus_error_setf(ret_error, SBD_ERROR_INVALID_VALUE,
-                                         "Property %s takes a value of type '%s', not '%s'.",
-                                         property, expected, strempty(contents));
-        r = sd_bus_message_enter_container(m, 'v', expected);
-        if (r < 0)
+        r = set_value(m, def, &value, ret_error);
+        if (r <= 0)
                 return r;
-        r = read_value(m, def->type, &value);
-        if (r < 0)
-                return r;
-        if (strlen(value) >= ATTR_VALUE_MAX)
-                return sd_bus_error_setf(ret_error, SBD_ERROR_INVALID_VALUE,
-                                         "A value of %zu bytes is too long for %s: sysfs takes less than %u bytes.",
-                                         strlen(value), property, ATTR_VALUE_MAX);
+        /* Nothing would change: answer at once, without polkit (as
+         * hostnamed does). Live attributes have no cache to compare. */
+        if (!(def->flags & ATTR_LIVE) && v->text && attr_value_equal(def->type, v->text, value)) {
+                r = sd_bus_reply_method_return(m, NULL);
+                return r < 0 ? r : 1;
+        }
 
         s = calloc(1, sizeof(*s));
         if (!s)
@@ -179,11 +215,17 @@ int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         s->index = (size_t) idx;
         s->len = strlen(value);
         s->value = TAKE_PTR(value);
+        s->st_dev = o->st_dev;
+        s->st_ino = o->st_ino;
         if (!s->path) {
                 set_request_free(s);
                 return -ENOMEM;
         }
-        r = authorize_async(d, m, "org.sbd.sbd1.set-attribute", set_authorized, s, set_request_free);
+        const char *details[] = {
+                "device", o->name, "attribute", def->file, "value", s->value,
+                "destructive", attr_destructive(o->kind, def->file) ? "true" : "false", NULL
+        };
+        r = authorize_async(d, m, ACTION_SET_ATTRIBUTE, details, set_authorized, s, set_request_free);
         if (r < 0)
                 return r;
         return 1;

@@ -21,13 +21,25 @@ static int changed_attr(struct daemon *d, struct udev_device *dev) {
         return file ? attr_def_find_file(&d->tables[OBJECT_DEVICE], file) : -1;
 }
 
+/* Anyone who may write an object's "uevent" file can make the kernel
+ * announce any action for it (the kernel marks such synthetic events
+ * with SYNTH_UUID). A synthetic "remove" is believed only when the
+ * directory really is gone; a genuine one at once, as device_del() sends
+ * it just before it deletes the directory. */
+static bool believe_remove(struct udev_device *dev, struct sbd_object *o) {
+        if (!udev_device_get_property_value(dev, "SYNTH_UUID") || object_gone(o))
+                return true;
+        log_notice("Ignoring a synthetic remove uevent for %s: it is still there.", o->syspath);
+        return false;
+}
+
 static void handle_device(struct daemon *d, struct udev_device *dev, const char *action,
                           const char *sysname, const char *syspath) {
         struct sbd_object *o = object_find(d, OBJECT_DEVICE, sysname);
         int changed;
 
         if (streq(action, "remove")) {
-                if (o && streq(o->syspath, syspath))
+                if (o && streq(o->syspath, syspath) && believe_remove(dev, o))
                         tree_remove(d, o);
                 return;
         }
@@ -61,13 +73,13 @@ static void handle_block(struct daemon *d, const char *syspath) {
                 tree_remove(d, o); /* the block child went with its parent */
 }
 
-static void handle_driver(struct daemon *d, const char *action, const char *sysname, const char *syspath) {
+static void handle_driver(struct daemon *d, struct udev_device *dev, const char *action, const char *sysname, const char *syspath) {
         struct sbd_object *o = object_find(d, OBJECT_DRIVER, sysname);
 
         if (!startswith(syspath, SYSFS_DRIVERS_DIR "/"))
                 return;
         if (streq(action, "remove")) {
-                if (o)
+                if (o && believe_remove(dev, o))
                         tree_remove(d, o);
                 return;
         }
@@ -90,11 +102,13 @@ static void handle_event(struct daemon *d, struct udev_device *dev) {
                 if (strstr(syspath, "/sbd/"))
                         handle_block(d, syspath);
         } else if (streq(subsystem, "drivers"))
-                handle_driver(d, action, sysname, syspath);
+                handle_driver(d, dev, action, sysname, syspath);
         else if ((streq(subsystem, "module") || streq(subsystem, "bus")) && streq(sysname, SBD_MODULE_NAME))
                 /* The module (and with it the bus) came or went: the
                  * children have their own events, but make sure. */
-                (void) tree_sync_full(d, streq(subsystem, "module") && streq(action, "remove"));
+                (void) tree_sync_full(d, streq(subsystem, "module") && streq(action, "remove") &&
+                                         !(udev_device_get_property_value(dev, "SYNTH_UUID") &&
+                                           module_driver_present()));
 }
 
 static int monitor_handler(sd_event_source *s, int fd, uint32_t revents, void *userdata) {

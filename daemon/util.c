@@ -17,6 +17,25 @@ void strv_free(char **l) {
         free(l);
 }
 
+char **strv_copy(const char *const *l) {
+        size_t n = 0;
+        char **c;
+
+        if (!l)
+                return NULL;
+        while (l[n])
+                n++;
+        c = calloc(n + 1, sizeof(char *));
+        if (!c)
+                return NULL;
+        for (size_t i = 0; i < n; i++)
+                if (!(c[i] = strdup(l[i]))) {
+                        strv_free(c);
+                        return NULL;
+                }
+        return c;
+}
+
 const char *startswith(const char *s, const char *prefix) {
         size_t l = strlen(prefix);
         return strncmp(s, prefix, l) == 0 ? s + l : NULL;

@@ -47,6 +47,8 @@ static inline void fclosep(FILE **f) {
 #define _cleanup_fclose_ _cleanup_(fclosep)
 
 void strv_free(char **l);
+/* A deep copy; NULL for NULL (and on ENOMEM). */
+char **strv_copy(const char *const *l);
 static inline void strv_freep(char ***l) {
         strv_free(*l);
 }

@@ -20,6 +20,7 @@
 #include "errors.h"
 #include "sysfs.h"
 #include "util.h"
+#include "validate.h"
 
 static const char *const fixed_properties[_OBJECT_KIND_MAX][5] = {
         [OBJECT_DRIVER] = { "SysName", "SysPath", "Devices", NULL },
@@ -78,6 +79,7 @@ static int attr_property_get(sd_bus *bus, const char *path, const char *interfac
         struct sbd_object *o = v->object;
         const struct attr_def *def = &o->daemon->tables[o->kind].defs[v->index];
         char buf[ATTR_VALUE_MAX + 1];
+        _cleanup_free_ char *utf8 = NULL;
         const char *text = v->text;
         int err = v->error;
 
@@ -85,6 +87,8 @@ static int attr_property_get(sd_bus *bus, const char *path, const char *interfac
                 ssize_t n = live_fds_read(&o->daemon->live_fds, o, v, def->file, buf);
                 text = n >= 0 ? buf : NULL;
                 err = n >= 0 ? 0 : (int) n;
+                if (text && text_make_utf8(text, &utf8) > 0)
+                        text = utf8; /* the cache holds valid text already */
         } else if (!v->present)
                 err = -ENOENT;
 
@@ -229,10 +233,13 @@ static int attr_table_register(struct daemon *d, struct attr_table *t) {
                 uint64_t flags = (def->flags & ATTR_LIVE) ?
                         SD_BUS_VTABLE_PROPERTY_EXPLICIT : SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE;
 
+                /* UNPRIVILEGED: polkit decides (setprop.c), and sd-bus
+                 * would otherwise announce the property as
+                 * org.freedesktop.systemd1.Privileged (root only). */
                 if (def->flags & ATTR_WRITABLE)
                         v[i + 1] = (sd_bus_vtable) SD_BUS_WRITABLE_PROPERTY(
                                 def->property, type_signature(def->type), attr_property_get,
-                                attr_property_set, offset, flags);
+                                attr_property_set, offset, flags | SD_BUS_VTABLE_UNPRIVILEGED);
                 else
                         v[i + 1] = (sd_bus_vtable) SD_BUS_PROPERTY(
                                 def->property, type_signature(def->type), attr_property_get,
@@ -290,7 +297,7 @@ int attr_table_add(struct daemon *d, enum object_kind kind, const char *file, un
                 .file = strdup(file),
                 .property = TAKE_PTR(property),
                 .type = 0,
-                .flags = attr_flags(kind, file) | (attr_mode_is_writable(mode) ? ATTR_WRITABLE : 0),
+                .flags = attr_flags(kind, file) | (attr_is_writable(file, mode) ? ATTR_WRITABLE : 0),
                 .mode = mode,
         };
         if (!defs[t->n_defs].file) {
@@ -344,6 +351,9 @@ int vtables_register(struct daemon *d) {
         r = sd_bus_add_filter(d->bus, NULL, setprop_filter, d);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the Set filter: %m");
+        r = sd_bus_add_filter(d->bus, NULL, replysize_filter, d);
+        if (r < 0)
+                return log_error_errno(r, "Failed to add the reply size filter: %m");
         r = sd_bus_add_object_manager(d->bus, NULL, SBD_ROOT_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the object manager: %m");

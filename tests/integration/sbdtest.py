@@ -257,9 +257,9 @@ class SbdTestCase(unittest.TestCase):
 
     # polkit (python-dbusmock's polkitd template)
 
-    def start_polkit(self, allowed=()):
+    def start_polkit(self, allowed=(), template='polkitd'):
         self.polkit, obj = dbusmock.DBusTestCase.spawn_server_template(
-            'polkitd', {}, stdout=subprocess.DEVNULL, system_bus=True)
+            template, {}, stdout=subprocess.DEVNULL, system_bus=True)
         self.polkit_obj = obj
         self.polkit_set_allowed(allowed)
 

@@ -192,7 +192,8 @@ class Methods(sbdtest.SbdTestCase):
         self.bus.call(sbdtest.BUS_NAME, ROOT, MANAGER_IFACE, 'AddDevice',
                       GLib.Variant('(ta{sv})', (1 << 20, {})), GLib.VariantType('(o)'),
                       0, 20000, None, lambda c, res: result.append(c.call_finish(res).unpack()))
-        self.assertEqual(self.play_kernel_new_device(), str(1 << 20))
+        # sbdd picks the id (the lowest free one) and answers with that device
+        self.assertEqual(self.play_kernel_new_device(), '%d 1' % (1 << 20))
         self.wait_for(lambda: result, message='AddDevice reply')
         self.assertEqual(result[0], (device_path(1),))
 
@@ -209,7 +210,7 @@ class Methods(sbdtest.SbdTestCase):
         os.unlink(f)
         os.symlink('/proc/self/oom_score_adj', f)
         self.assertDBusError(ERR + 'InvalidValue', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
-                             GLib.Variant('(ta{sv})', (4095, {})), '(o)')
+                             GLib.Variant('(ta{sv})', (1 << 20, {})), '(o)')
 
     def test_remove_device(self):
         self.subscribe('InterfacesRemoved')

@@ -385,7 +385,7 @@ class Devices(SbdctlTestCase):
 
     def test_add_json_lowest_free_id(self):
         p = self.sbdctl_start('--json', 'add', '1048576')
-        self.assertEqual(self.play_kernel_new_device(), '1048576')
+        self.assertEqual(self.play_kernel_new_device(), '1048576 2')  # sbdd picks the id itself
         out, err = self.finish(p)
         self.assertEqual(json.loads(out), {'name': 'sbd2', 'path': device_path(2)})
 

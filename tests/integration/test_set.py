@@ -41,8 +41,9 @@ class Set(sbdtest.SbdTestCase):
         self.assertIs(self.get(P0, DEVICE_IFACE, 'ReadOnly'), True)
 
     def test_set_same_value_no_signal(self):
+        # the same value as the cache: answered without writing (or polkit)
         self.set(P0, DEVICE_IFACE, 'Label', GLib.Variant('s', 'sbd0'))
-        self.assertEqual(self.testbed.read(self.attr('label')), 'sbd0')
+        self.assertEqual(self.testbed.read(self.attr('label')), 'sbd0\n')
         self.settle()
         self.assertEqual(self.properties_changed(P0), {})
 

@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""python-dbusmock's polkitd template, plus actions that need a challenge:
+for those CheckAuthorization answers is_challenge=true unless the caller
+allowed user interaction (then it plays a user typing the password)."""
+
+import dbus
+
+from dbusmock.templates import polkitd as _base
+from dbusmock.templates.polkitd import *  # noqa: F401,F403 (the template's methods)
+from dbusmock.templates.polkitd import MAIN_IFACE, MOCK_IFACE
+
+BUS_NAME = _base.BUS_NAME
+MAIN_OBJ = _base.MAIN_OBJ
+SYSTEM_BUS = True
+
+
+def load(mock, parameters):
+    _base.load(mock, parameters)
+    mock.challenge = []
+
+
+@dbus.service.method(MAIN_IFACE, in_signature='(sa{sv})sa{ss}us', out_signature='(bba{ss})')
+def CheckAuthorization(self, _subject, action_id, _details, flags, _cancellation_id):
+    if action_id in self.challenge:
+        interactive = bool(flags & 1)
+        return (interactive, not interactive, {})
+    return (action_id in self.allowed or self.allow_unknown, False, {})
+
+
+@dbus.service.method(MOCK_IFACE, in_signature='as', out_signature='')
+def SetChallenge(self, actions):
+    self.challenge = actions

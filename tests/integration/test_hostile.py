@@ -1,0 +1,293 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Hostile and careless callers (issue 10): input is checked before polkit
+is asked, limits answer LimitsExceeded, forged events and root-only or
+non-UTF-8 attributes cannot mislead the tree, and a request acts on the
+kobject it was asked about. Each case changes nothing it should not."""
+
+import os
+
+import sbdtest
+from sbdtest import (DEVICE_IFACE, ERR, MANAGER_IFACE, MODULE, MODULE_IFACE, NOBODY, ROOT, GLib,
+                     device_path)
+
+P0 = device_path(0)
+PROPS = 'org.freedesktop.DBus.Properties'
+INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
+LIMITS = 'org.freedesktop.DBus.Error.LimitsExceeded'
+
+
+def set_expr(prop, vtype, value):
+    return "GLib.Variant('(ssv)', ('org.sbd.Sbd1.Device', %r, GLib.Variant(%r, %r)))" % (prop, vtype, value)
+
+
+class Validation(sbdtest.SbdTestCase):
+    """Everything that can be checked without the kernel, before polkit."""
+    ndevices = 1
+
+    def setUp(self):
+        super().setUp()
+        # max_size as the kernel shows it (param_get_ullong: plain bytes)
+        self.testbed.write('/sys/module/sbd/parameters/max_size', '1073741824\n', 0o444)
+
+    def label(self):
+        return self.testbed.read(self.testbed.device_attr(0, 'label'))
+
+    def test_set_with_trailing_arguments_refused(self):
+        big = GLib.Variant('ay', b'x' * (1 << 20))
+        args = GLib.Variant.new_tuple(GLib.Variant('s', DEVICE_IFACE), GLib.Variant('s', 'Label'),
+                                      GLib.Variant('v', GLib.Variant('s', 'smuggled')), big)
+        self.assertDBusError(INVALID_ARGS, self.call, P0, PROPS, 'Set', args)
+        self.assertDBusError(INVALID_ARGS, self.call, P0, PROPS, 'Set',
+                             GLib.Variant('(ssvs)', (DEVICE_IFACE, 'Label', GLib.Variant('s', 'x'), 'y')))
+        self.assertDBusError(INVALID_ARGS, self.call, P0, PROPS, 'Set', GLib.Variant('(ss)', (DEVICE_IFACE, 'Label')))
+        self.assertEqual(self.label(), 'sbd0\n')
+
+    def test_empty_string_refused(self):
+        msg = self.assertDBusError(ERR + 'InvalidValue', self.set, P0, DEVICE_IFACE, 'Label', GLib.Variant('s', ''))
+        self.assertIn('empty', msg)
+        self.assertEqual(self.label(), 'sbd0\n')
+
+    def test_same_value_needs_no_polkit(self):
+        self.start_polkit(allowed=[])
+        for prop, vtype, value in (('Label', 's', 'sbd0'), ('Size', 't', 16 << 20), ('ReadOnly', 'b', False)):
+            err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr(prop, vtype, value))
+            self.assertIsNone(err, '%s: %s' % (prop, msg))
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', 'other'))
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.assertEqual(self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+                         .__len__(), 1)
+        self.assertEqual(self.label(), 'sbd0\n')
+
+    def test_method_signatures_exact(self):
+        for path, iface, method, args in (
+                (ROOT, MANAGER_IFACE, 'AddDevice', GLib.Variant('(t)', (1 << 20,))),
+                (ROOT, MANAGER_IFACE, 'AddDevice', GLib.Variant('(ta{sv}s)', (1 << 20, {}, 'x'))),
+                (ROOT, MANAGER_IFACE, 'RemoveDevice', GLib.Variant('(o)', (P0,))),
+                (MODULE, MODULE_IFACE, 'Load', GLib.Variant('(a{sv})', ({},))),
+                (MODULE, MODULE_IFACE, 'Unload', GLib.Variant('(s)', ('now',)))):
+            self.assertDBusError(INVALID_ARGS, self.call, path, iface, method, args)
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device'), '')
+
+    def load_args(self, pairs):
+        entries = [GLib.Variant.new_dict_entry(GLib.Variant('s', k), GLib.Variant('s', v)) for k, v in pairs]
+        return GLib.Variant.new_tuple(GLib.Variant.new_array(GLib.VariantType('{ss}'), entries))
+
+    def test_load_parameters_bounded(self):
+        # 40,000 parameters once kept sbdd busy for minutes before polkit
+        pairs = [('p%d' % i, '1') for i in range(40000)]
+        msg = self.assertDBusError(LIMITS, self.call, MODULE, MODULE_IFACE, 'Load', self.load_args(pairs))
+        self.assertIn('64', msg)
+        self.assertDBusError(LIMITS, self.call, MODULE, MODULE_IFACE, 'Load', self.load_args(pairs[:65]))
+        self.assertDBusError(ERR + 'InvalidValue', self.call, MODULE, MODULE_IFACE, 'Load',
+                             self.load_args([('size', '1M'), ('size', '2M')]))
+        self.assertDBusError(ERR + 'InvalidValue', self.call, MODULE, MODULE_IFACE, 'Load',
+                             self.load_args([('size', '1' * 300)]))
+        # and it still answers at once
+        self.assertEqual(self.get(MODULE, MODULE_IFACE, 'State'), 'live')
+
+    def test_load_checked_before_polkit(self):
+        self.start_polkit(allowed=[])
+        expr = "GLib.Variant('(a{ss})', ({'p%d' % i: '1' for i in range(65)},))"
+        err, msg = self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', expr)
+        self.assertEqual(err, LIMITS, msg)
+        self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
+                                                            dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 0)
+
+    def add_as_nobody(self, size, options='{}'):
+        return self.call_as(NOBODY, ROOT, MANAGER_IFACE, 'AddDevice', "GLib.Variant('(ta{sv})', (%d, %s))" % (size, options))
+
+    def test_add_device_checked_before_polkit(self):
+        for size in (0, 1000, 2 << 30):
+            err, msg = self.add_as_nobody(size)
+            self.assertEqual(err, ERR + 'InvalidValue', '%d: %s' % (size, msg))
+        err, msg = self.add_as_nobody(1 << 20, "{'id': GLib.Variant('u', 0)}")
+        self.assertEqual(err, ERR + 'Exists', msg)
+        self.assertDBusError(ERR + 'InvalidValue', self.call, ROOT, MANAGER_IFACE, 'AddDevice', GLib.Variant.new_tuple(
+            GLib.Variant('t', 1 << 20), GLib.Variant.new_array(GLib.VariantType('{sv}'), [
+                GLib.Variant.new_dict_entry(GLib.Variant('s', 'id'), GLib.Variant('v', GLib.Variant('u', i)))
+                for i in (5, 6)])), '(o)')
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+
+
+class Introspection(sbdtest.SbdTestCase):
+    ndevices = 1
+
+    def test_writable_properties_not_marked_privileged(self):
+        # polkit decides, so no org.freedesktop.systemd1.Privileged (root only)
+        xml = self.call(P0, 'org.freedesktop.DBus.Introspectable', 'Introspect', None, '(s)')[0]
+        self.assertIn('name="Label" type="s" access="readwrite"', xml)
+        self.assertNotIn('org.freedesktop.systemd1.Privileged', xml)
+
+
+class Events(sbdtest.SbdTestCase):
+    """Believe the kernel, not forged events or root-only files."""
+    ndevices = 2
+    start_daemon = False
+
+    def test_forged_remove_ignored(self):
+        self.start_sbdd()
+        s = self.testbed.device_syspath(0)
+        # what writing "remove" to the uevent file makes the kernel send
+        self.testbed.write(s + '/uevent', 'DRIVER=sbd\nSYNTH_UUID=0\n')
+        self.testbed.uevent(s, 'remove')
+        self.settle(0.5)
+        self.assertIn(P0, self.get(ROOT, MANAGER_IFACE, 'Devices'))
+        self.assertEqual(self.get(P0, DEVICE_IFACE, 'Label'), 'sbd0')
+        # a genuine remove (no SYNTH_UUID) is believed
+        self.testbed.write(s + '/uevent', 'DRIVER=sbd\n')
+        self.testbed.remove_device(0)
+        self.wait_for(lambda: P0 not in self.get(ROOT, MANAGER_IFACE, 'Devices'), message='sbd0 not removed')
+
+    def test_uevent_not_writable(self):
+        self.start_sbdd()
+        self.assertDBusError('org.freedesktop.DBus.Error.PropertyReadOnly', self.set, P0, DEVICE_IFACE, 'Uevent',
+                             GLib.Variant('s', 'remove'))
+        self.assertEqual(self.testbed.read(self.testbed.device_syspath(0) + '/uevent'), 'DRIVER=sbd\n')
+
+    def test_root_only_attributes_hidden(self):
+        for n in range(2):
+            self.testbed.write(self.testbed.device_attr(n, 'secret'), 'key\n', 0o600)
+            self.testbed.write(self.testbed.device_attr(n, 'note'), 'open\n', 0o644)
+        self.start_sbdd()
+        props = self.get_all_variants(P0, DEVICE_IFACE)
+        self.assertNotIn('Secret', props)
+        self.assertEqual(props['Note'].unpack(), 'open')
+
+    def test_non_utf8_text(self):
+        self.start_sbdd()
+        with open(self.testbed.real(self.testbed.device_attr(1, 'label')), 'wb') as f:
+            f.write(b'ok\xff\xc3(\n')
+        self.testbed.uevent(self.testbed.device_syspath(1), 'change')
+        self.wait_for(lambda: self.get(device_path(1), DEVICE_IFACE, 'Label') == 'ok\ufffd\ufffd(',
+                      message='Label with U+FFFD')
+        self.assertEqual(self.get_all_variants(device_path(1), DEVICE_IFACE)['Label'].unpack(), 'ok\ufffd\ufffd(')
+        objects = self.managed_objects()
+        self.assertEqual(objects[device_path(1)][DEVICE_IFACE]['Label'], 'ok\ufffd\ufffd(')
+        self.assertEqual(objects[P0][DEVICE_IFACE]['Label'], 'sbd0')
+
+
+class Limits(sbdtest.SbdTestCase):
+    ndevices = 1
+
+    def test_authorizations_in_flight_bounded(self):
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'])
+        self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        # one connection, many Sets in flight (the per-caller cap is 8)
+        script = (
+            "import json\n"
+            "from gi.repository import GLib, Gio\n"
+            "bus = Gio.bus_get_sync(Gio.BusType.SYSTEM, None)\n"
+            "res = []\n"
+            "loop = GLib.MainLoop()\n"
+            "def done(c, r):\n"
+            "    try:\n"
+            "        c.call_finish(r); res.append(None)\n"
+            "    except GLib.Error as e:\n"
+            "        res.append(Gio.DBusError.get_remote_error(e))\n"
+            "    if len(res) == 12: loop.quit()\n"
+            "for i in range(12):\n"
+            "    bus.call('org.sbd.Sbd1', '%s', 'org.freedesktop.DBus.Properties', 'Set',\n"
+            "             GLib.Variant('(ssv)', ('org.sbd.Sbd1.Device', 'Label', GLib.Variant('s', 'v%%d' %% i))),\n"
+            "             None, 0, 60000, None, done)\n"
+            "loop.run()\n"
+            "print(json.dumps(res))\n") % P0
+        import json
+        import subprocess
+        import sys
+        p = subprocess.Popen(['setpriv', '--reuid=%d' % NOBODY, '--regid=%d' % NOBODY, '--clear-groups',
+                              sys.executable, '-c', script], env=sbdtest.env_outside_testbed(),
+                             stdout=subprocess.PIPE, text=True)
+        self.wait_for(lambda: len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
+                                                                 dbus_interface=sbdtest.dbusmock.MOCK_IFACE)) >= 8,
+                      message='8 checks reached polkit')
+        self.settle(0.5)
+        self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        out, _ = p.communicate(timeout=60)
+        res = json.loads(out)
+        self.assertEqual(res.count(LIMITS), 4, res)
+        self.assertEqual(res.count(None), 8, res)
+        self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
+                                                            dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 8)
+
+    def test_get_managed_objects_beyond_message_size(self):
+        self.stop_sbdd()
+        for n in range(1, 24):
+            self.testbed.add_device(n, label='x' * 4000, event=False)
+        conf = os.path.join(self.logdir, 'sbdd.conf')
+        with open(conf, 'w') as f:
+            f.write('[Daemon]\nMaxMessageSize=65536\n')
+        self.start_sbdd('--config=' + conf)
+        msg = self.assertDBusError(LIMITS, self.managed_objects)
+        self.assertIn('65536', msg)
+        # still connected, still serving
+        self.assertEqual(self.get_name_owner(sbdtest.BUS_NAME), self.sbdd_unique_name)
+        self.assertEqual(len(self.get(ROOT, MANAGER_IFACE, 'Devices')), 24)
+        self.call(P0, 'org.freedesktop.DBus.Peer', 'Ping')
+
+
+class Polkit(sbdtest.SbdTestCase):
+    ndevices = 1
+
+    def checks(self):
+        return self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+
+    def test_details(self):
+        self.start_polkit(allowed=[])
+        self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Size', 't', 32 << 20))
+        self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', 'new'))
+        self.call_as(NOBODY, ROOT, MANAGER_IFACE, 'RemoveDevice', "GLib.Variant('(oa{sv})', ('%s', {}))" % P0)
+        self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Unload', None)
+        calls = [(c[1][1], dict(c[1][2])) for c in self.checks()]
+        self.assertEqual(calls, [
+            ('org.sbd.sbd1.set-attribute', {'device': 'sbd0', 'attribute': 'size', 'value': str(32 << 20),
+                                            'destructive': 'true'}),
+            ('org.sbd.sbd1.set-attribute', {'device': 'sbd0', 'attribute': 'label', 'value': 'new',
+                                            'destructive': 'false'}),
+            ('org.sbd.sbd1.manage-devices', {'device': 'sbd0', 'destructive': 'true'}),
+            ('org.sbd.sbd1.manage-module', {'module': 'sbd', 'destructive': 'true'})])
+
+    def test_interactive_authorization_required(self):
+        self.start_polkit(template=os.path.join(sbdtest.HERE, 'polkitd_challenge.py'))
+        self.polkit_obj.SetChallenge(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', 'new'))
+        self.assertEqual(err, 'org.freedesktop.DBus.Error.InteractiveAuthorizationRequired', msg)
+        self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'label')), 'sbd0\n')
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', 'new'), interactive=True)
+        self.assertIsNone(err, msg)
+        self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'label')), 'new')
+
+
+class Identity(sbdtest.SbdTestCase):
+    ndevices = 1
+
+    def test_set_after_recreation_goes_nowhere(self):
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute', 'org.sbd.sbd1.manage-devices'])
+        for method, expr in (('Set', set_expr('Label', 's', 'late')),
+                             ('RemoveDevice', "GLib.Variant('(oa{sv})', ('%s', {}))" % P0)):
+            self.polkit_obj.SimulateHang(True, dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+            iface = PROPS if method == 'Set' else MANAGER_IFACE
+            p = self.call_as_start(NOBODY, ROOT if method != 'Set' else P0, iface, method, expr)
+            self.wait_for(lambda: self.polkit_obj.HaveHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE),
+                          message='the call did not reach polkit')
+            # sbd0 is deleted and a new sbd0 created while polkit thinks;
+            # the old directory is held open so that the test bed's file
+            # system cannot give the new one its inode number (kernfs
+            # numbers its nodes cyclically and never does that at once)
+            old = os.open(self.testbed.real(self.testbed.device_syspath(0)), os.O_RDONLY | os.O_DIRECTORY)
+            self.addCleanup(os.close, old)
+            self.testbed.remove_device(0)
+            self.wait_for(lambda: self.get(ROOT, MANAGER_IFACE, 'Devices') == [], message='not removed')
+            self.testbed.add_device(0, label='newborn')
+            self.wait_for(lambda: self.get(ROOT, MANAGER_IFACE, 'Devices') == [P0], message='not re-added')
+            self.polkit_obj.SimulateHang(False, dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+            self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+            err, msg = self.call_as_finish(p)
+            self.assertEqual(err, ERR + 'DeviceGone', '%s: %s' % (method, msg))
+            self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'label')), 'newborn\n')
+            self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device'), '')
+
+
+if __name__ == '__main__':
+    sbdtest.main()
