@@ -9,6 +9,7 @@
 
 #include <libudev.h>
 #include <sys/epoll.h>
+#include <sys/socket.h>
 
 #include "daemon.h"
 #include "util.h"
@@ -137,6 +138,29 @@ static int monitor_handler(sd_event_source *s, int fd, uint32_t revents, void *u
         return 0;
 }
 
+/* Large enough for a burst of thousands of adds and removes. Beyond
+ * net.core.rmem_max it takes SO_RCVBUFFORCE, i.e. CAP_NET_ADMIN: root
+ * started by hand has it, the shipped unit does not (README). A smaller
+ * buffer still works, an overrun costs a full re-synchronisation: say
+ * so once, as a warning, with the size the kernel really gave. */
+#define UEVENT_BUFFER_SIZE (128 * 1024 * 1024)
+
+static void uevent_buffer_setup(struct udev_monitor *monitor) {
+        int r, size = 0;
+        socklen_t len = sizeof(size);
+
+        r = udev_monitor_set_receive_buffer_size(monitor, UEVENT_BUFFER_SIZE);
+        if (getsockopt(udev_monitor_get_fd(monitor), SOL_SOCKET, SO_RCVBUF, &size, &len) < 0)
+                size = 0;
+        /* The kernel reports twice what was set (its bookkeeping). */
+        if (r < 0 || size < UEVENT_BUFFER_SIZE)
+                log_warning("The uevent receive buffer is %d KiB, not the %d MiB wanted%s: a burst of events "
+                            "beyond it makes sbdd re-read all of sysfs.", size / 2 / 1024,
+                            UEVENT_BUFFER_SIZE / 1024 / 1024, r < 0 ? " (no CAP_NET_ADMIN?)" : "");
+        else
+                log_debug("The uevent receive buffer is %d MiB.", size / 2 / 1024 / 1024);
+}
+
 static bool udevd_running(void) {
         /* What libudev itself checks: udevd's control socket. */
         return access("/run/udev/control", F_OK) >= 0;
@@ -163,11 +187,7 @@ int uevent_setup(struct daemon *d) {
                 if (r < 0)
                         return log_error_errno(r, "Cannot filter uevents: %m");
         }
-        /* Large enough for a burst of thousands of adds and removes;
-         * needs CAP_NET_ADMIN, which sbdd has as root. */
-        r = udev_monitor_set_receive_buffer_size(d->monitor, 128 * 1024 * 1024);
-        if (r < 0)
-                log_debug_errno(r, "Cannot enlarge the uevent receive buffer: %m");
+        uevent_buffer_setup(d->monitor);
         r = udev_monitor_enable_receiving(d->monitor);
         if (r < 0)
                 return log_error_errno(r, "Cannot listen to %s uevents: %m", group);

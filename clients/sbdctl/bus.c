@@ -26,6 +26,14 @@ int sbd_bus_connect(const char *address, bool interactive, sd_bus **ret) {
         r = sd_bus_set_allow_interactive_authorization(bus, interactive);
         if (r < 0)
                 return r;
+        /* sbdd waits up to 2 minutes for a password, then cancels: wait
+         * longer than that (plus the work itself), so that no request is
+         * reported failed here and then carried out. */
+        if (interactive) {
+                r = sd_bus_set_method_call_timeout(bus, 5ULL * 60 * 1000 * 1000);
+                if (r < 0)
+                        return r;
+        }
 
         *ret = TAKE_PTR(bus);
         return 0;

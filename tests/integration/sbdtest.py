@@ -211,11 +211,11 @@ class SbdTestCase(unittest.TestCase):
 
     # the daemon
 
-    def start_sbdd(self, *extra):
+    def start_sbdd(self, *extra, wrapper=()):
         env = dict(os.environ)
         env['UMOCKDEV_DIR'] = self.testbed.root
         env.setdefault('ASAN_OPTIONS', 'verify_asan_link_order=0')
-        cmd = [os.environ['SBDD'], '--no-load', '--uevent-source=udev', '--log-level=debug'] + list(extra)
+        cmd = list(wrapper) + [os.environ['SBDD'], '--no-load', '--uevent-source=udev', '--log-level=debug'] + list(extra)
         if os.environ.get('SBDD_VALGRIND'):
             cmd = ['valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
                    '--errors-for-leak-kinds=definite'] + cmd

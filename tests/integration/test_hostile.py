@@ -168,6 +168,20 @@ class Events(sbdtest.SbdTestCase):
         self.assertEqual(objects[P0][DEVICE_IFACE]['Label'], 'sbd0')
 
 
+class UeventBuffer(sbdtest.SbdTestCase):
+    start_daemon = False
+
+    def test_small_buffer_is_a_warning(self):
+        # as under the shipped unit: no CAP_NET_ADMIN, so no SO_RCVBUFFORCE
+        self.start_sbdd(wrapper=('setpriv', '--bounding-set=-net_admin', '--inh-caps=-net_admin'))
+        self.call(P0, 'org.freedesktop.DBus.Peer', 'Ping')
+        self.assertRegex(self.daemon_output(), r'The uevent receive buffer is \d+ KiB, not the 128 MiB wanted')
+
+    def test_full_buffer_as_root(self):
+        self.start_sbdd()
+        self.assertIn('The uevent receive buffer is 128 MiB.', self.daemon_output())
+
+
 class Limits(sbdtest.SbdTestCase):
     ndevices = 1
 
