@@ -117,7 +117,7 @@ def attributes(directory, skip_power=False):
                     out.append((entry.name + "/" + sub.name, sub.stat(follow_symlinks=False).st_mode))
         elif entry.is_file(follow_symlinks=False):
             out.append((entry.name, entry.stat(follow_symlinks=False).st_mode))
-    return [(f, m) for f, m in out if m & 0o400]
+    return [(f, m) for f, m in out if m & 0o400 and m & 0o004]  # world-readable only (sbdd mirrors no others)
 
 
 def sysfs_object(kind, syspath, name):
