@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <libkmod.h>
+#include <malloc.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <systemd/sd-daemon.h>
@@ -300,10 +301,21 @@ static int run(struct daemon *d) {
         return 0;
 }
 
+/* Any caller can make sbdd read a message of up to the bus's limit (an
+ * 8 MB Set is refused, but only once read). glibc raises its mmap
+ * threshold after such a buffer is freed, so the next big ones would come
+ * from the heap and stay in RSS. Fixed thresholds (which also turn the
+ * raising off) hand every big buffer back to the kernel when freed. */
+static void malloc_setup(void) {
+        (void) mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+        (void) mallopt(M_TRIM_THRESHOLD, 256 * 1024);
+}
+
 int main(int argc, char *argv[]) {
         struct daemon d = {};
         int r;
 
+        malloc_setup();
         config_init(&d.config);
         object_sets_init(&d);
         r = parse_argv(argc, argv, &d.config);

@@ -93,7 +93,9 @@ static int read_value(sd_bus_message *m, char type, char **ret) {
                 r = sd_bus_message_read_basic(m, 's', &s);
                 if (r < 0)
                         return r;
-                *ret = strdup(s);
+                /* No copy of a value that is refused anyway (length
+                 * check in set_value()): keep only its first page. */
+                *ret = strndup(s, ATTR_VALUE_MAX);
                 break;
         }
         case 'b': {
@@ -157,8 +159,8 @@ static int set_value(sd_bus_message *m, const struct attr_def *def, char **ret, 
                                          "Property %s takes no empty value.", def->property);
         if (strlen(value) >= ATTR_VALUE_MAX)
                 return sd_bus_error_setf(ret_error, SBD_ERROR_INVALID_VALUE,
-                                         "A value of %zu bytes is too long for %s: sysfs takes less than %u bytes.",
-                                         strlen(value), def->property, ATTR_VALUE_MAX);
+                                         "A value of %u bytes or more is too long for %s: sysfs takes less.",
+                                         ATTR_VALUE_MAX, def->property);
         *ret = TAKE_PTR(value);
         return 1;
 }

@@ -261,7 +261,7 @@ def attack_race_same_id(conn):
     expect('two AddDevice id 5', ' '.join(sorted(adds)), 'ok ' + E + 'Exists')
     removes = race([(a, ROOT, MANAGER, 'RemoveDevice', GLib.Variant('(oa{sv})', (path, {}))),
                     (b, ROOT, MANAGER, 'RemoveDevice', GLib.Variant('(oa{sv})', (path, {})))])
-    expect('two RemoveDevice sbd5', ' '.join(sorted(removes)), E + 'DeviceGone ok')
+    expect('two RemoveDevice sbd5', ' '.join(sorted(removes)), 'ok ' + E + 'DeviceGone')
     # an AddDevice without id gets the lowest free id and that device
     r = conn.call_sync(NAME, ROOT, MANAGER, 'AddDevice', GLib.Variant('(ta{sv})', (1 << 20, {})), None, 0, 60000,
                        None).unpack()[0]
