@@ -138,7 +138,9 @@ RULES
 sbd_bus_polkit
 assert_eq ok "$(dbus_error --as-nobody -o "$DEV0" "${SET[@]}" org.sbd.Sbd1.Device Label "<'by-nobody'>")" "Set Label by nobody, polkit says yes"
 assert_file_content "$SBD_DEVICES/sbd0/label" by-nobody
-assert_eq "$E.NotAuthorized" "$(dbus_error --as-nobody -o "$SBD_OBJ" -m org.sbd.Sbd1.Manager.AddDevice $((16 * M)) '@a{sv} {}')" "AddDevice by nobody, polkit says no"
+# polkit would ask for a password (auth_admin), which the caller did not allow
+assert_eq org.freedesktop.DBus.Error.InteractiveAuthorizationRequired \
+	"$(dbus_error --as-nobody -o "$SBD_OBJ" -m org.sbd.Sbd1.Manager.AddDevice $((16 * M)) '@a{sv} {}')" "AddDevice by nobody, polkit wants a password"
 assert_file_content "$SBD_DRV/ndevices" 2
 assert_exists /usr/lib/polkit-1/polkitd
 assert_match '^[0-9]+' "$(pgrep -x polkitd || echo none)" "polkitd was activated"
