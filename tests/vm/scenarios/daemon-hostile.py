@@ -23,6 +23,7 @@
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 
@@ -259,13 +260,17 @@ def attack_race_same_id(conn):
     adds = race([(a, ROOT, MANAGER, 'AddDevice', GLib.Variant('(ta{sv})', (1 << 20, {'id': GLib.Variant('u', 5)}))),
                  (b, ROOT, MANAGER, 'AddDevice', GLib.Variant('(ta{sv})', (1 << 20, {'id': GLib.Variant('u', 5)})))])
     expect('two AddDevice id 5', ' '.join(sorted(adds)), 'ok ' + E + 'Exists')
+    # udevd probes a new disk (opens it): until then delete_device is EBUSY
+    subprocess.run(['udevadm', 'settle', '--timeout=60'], check=False)
     removes = race([(a, ROOT, MANAGER, 'RemoveDevice', GLib.Variant('(oa{sv})', (path, {}))),
                     (b, ROOT, MANAGER, 'RemoveDevice', GLib.Variant('(oa{sv})', (path, {})))])
-    expect('two RemoveDevice sbd5', ' '.join(sorted(removes)), 'ok ' + E + 'DeviceGone')
+    # the loser finds it gone, or still being deleted (the kernel: busy)
+    expect('two RemoveDevice sbd5', ' '.join(sorted(removes)), 'ok ' + E + 'DeviceGone', 'ok ' + E + 'Busy')
     # an AddDevice without id gets the lowest free id and that device
     r = conn.call_sync(NAME, ROOT, MANAGER, 'AddDevice', GLib.Variant('(ta{sv})', (1 << 20, {})), None, 0, 60000,
                        None).unpack()[0]
     expect('AddDevice without id', r, ROOT + '/devices/sbd2')
+    subprocess.run(['udevadm', 'settle', '--timeout=60'], check=False)
     expect('RemoveDevice sbd2', call(conn, ROOT, MANAGER, 'RemoveDevice', GLib.Variant('(oa{sv})', (r, {}))), 'ok')
 
 
