@@ -242,10 +242,10 @@ def attack_call_flood(conn):
 
 
 def attack_stalled_reader(conn):
-    """Subscribe to everything, pipeline 500 GetManagedObjects, then never
+    """Subscribe to everything, pipeline 100 GetManagedObjects, then never
     read again (SIGSTOP): the bus holds or drops what sbdd sends."""
     conn.signal_subscribe(NAME, None, None, None, None, 0, lambda *a: None)
-    for _ in range(500):
+    for _ in range(100):
         conn.call(NAME, ROOT, 'org.freedesktop.DBus.ObjectManager', 'GetManagedObjects', None, None, 0, -1,
                   None, None)
     conn.flush_sync(None)

@@ -117,10 +117,13 @@ assert_eq "" "$(busctl --system introspect --xml-interface org.sbd.Sbd1 /org/sbd
 tstep "idle latency and the Ping probe"
 sbd_check_tree --timeout 20
 read -r p50 p99 < <("$PY" "$HELPER" latency 200)
-# 10x the idle p99, and never less than 0.25 s: under TCG on two shared
-# cores one scheduling hiccup of qemu's threads costs tens of ms; a
-# starved daemon (the 40,000-parameter Load) took minutes.
-BOUND=$(awk -v p="$p99" 'BEGIN { b = 10 * p / 1e6; if (b < 0.25) b = 0.25; printf "%.3f", b }')
+# 10x the idle p99, and never less than 2 s: under TCG on two shared
+# cores one scheduling hiccup of qemu's threads costs tens of ms, and sbdd
+# answers in order, so a Ping waits for the calls queued before it (the
+# bus lets a connection have 128 pending; a few hundred GetManagedObjects
+# take seconds in TCG). The starved daemon of issue 10 (the 40,000-
+# parameter Load) did not answer for minutes.
+BOUND=$(awk -v p="$p99" 'BEGIN { b = 10 * p / 1e6; if (b < 2) b = 2; printf "%.3f", b }')
 log "idle Ping: p50 ${p50} us, p99 ${p99} us; bound during attacks ${BOUND} s"
 bg_start probe "$PY" "$HELPER" probe "$PROBE"
 sleep 2
