@@ -67,20 +67,25 @@ static gboolean run_remove(SbdApp *app, const char *name, GError **error) {
 
 /* "load", or "unload" (then the question is answered with Unload). */
 static gboolean run_module(SbdApp *app, const char *what, GError **error) {
-        const char *label = gtk_button_get_label(GTK_BUTTON(app->module_button));
+        const char *label = sbd_mnemonic_button_text(app->module_button);
         gboolean unload = g_str_equal(what, "unload");
 
         if (!unload && !g_str_equal(what, "load")) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "expected load or unload");
                 return FALSE;
         }
-        if (!gtk_widget_is_sensitive(app->module_button) || g_str_has_prefix(label, "_Unload") != unload) {
+        if (!gtk_widget_is_sensitive(app->module_button) || g_str_equal(label, _("Load")) == unload) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window offers no %s", what);
                 return FALSE;
         }
         g_signal_emit_by_name(app->module_button, "clicked");
-        if (unload && app->module_dialog)
-                gtk_dialog_response(GTK_DIALOG(app->module_dialog), GTK_RESPONSE_ACCEPT);
+        if (unload && app->module_dialog) {
+                /* the dialog's Unload button: its response, then the dialog closes */
+                g_autoptr(GtkWidget) dialog = g_object_ref(app->module_dialog);
+
+                adw_message_dialog_response(ADW_MESSAGE_DIALOG(dialog), "unload");
+                gtk_window_close(GTK_WINDOW(dialog));
+        }
         return TRUE;
 }
 
