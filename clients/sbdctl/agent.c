@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "terminal.h"
 
 /* Runs in the child: the agent on our terminal, told to close notify_fd once
  * it is registered; --fallback lets a desktop's own agent win. */
@@ -33,17 +34,9 @@ pid_t sbd_agent_open(bool local_bus) {
          * nobody could type one. */
         if (!local_bus || geteuid() == 0 || !isatty(STDIN_FILENO))
                 return 0;
-        if (pipe2(fds, O_CLOEXEC) < 0)
-                return -errno;
-        fflush(stdout);
-        fflush(stderr);
-        pid = fork();
-        if (pid < 0) {
-                int r = -errno;
-                close(fds[0]);
-                close(fds[1]);
-                return r;
-        }
+        pid = sbd_fork_with_pipe(fds);
+        if (pid < 0)
+                return pid;
         if (pid == 0) {
                 close(fds[0]);
                 exec_agent(fds[1]);

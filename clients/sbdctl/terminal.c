@@ -60,6 +60,23 @@ _Noreturn static void run_pager(int fd, const char *pager) {
         _exit(EXIT_SUCCESS);
 }
 
+pid_t sbd_fork_with_pipe(int fds[2]) {
+        pid_t pid;
+
+        if (pipe2(fds, O_CLOEXEC) < 0)
+                return -errno;
+        fflush(stdout);
+        fflush(stderr);
+        pid = fork();
+        if (pid < 0) {
+                int r = -errno;
+                close(fds[0]);
+                close(fds[1]);
+                return r;
+        }
+        return pid;
+}
+
 pid_t sbd_pager_open(void) {
         const char *pager = pager_wanted();
         int fds[2];
@@ -70,17 +87,9 @@ pid_t sbd_pager_open(void) {
         /* an empty pager, or "cat", turns paging off */
         if (pager && (!*pager || streq(pager, "cat")))
                 return 0;
-        if (pipe2(fds, O_CLOEXEC) < 0)
-                return -errno;
-
-        fflush(stdout);
-        pid = fork();
-        if (pid < 0) {
-                int r = -errno;
-                close(fds[0]);
-                close(fds[1]);
-                return r;
-        }
+        pid = sbd_fork_with_pipe(fds);
+        if (pid < 0)
+                return pid;
         if (pid == 0) {
                 close(fds[1]);
                 run_pager(fds[0], pager);

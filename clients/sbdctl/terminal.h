@@ -17,5 +17,9 @@ bool sbd_colors_wanted(void);
  * 0 when none was started, or -errno. */
 pid_t sbd_pager_open(void);
 
+/* pipe2(O_CLOEXEC), stdio flushed, fork(): the child's 0, the child's pid,
+ * or -errno (nothing left open). Both ends are open in both processes. */
+pid_t sbd_fork_with_pipe(int fds[2]);
+
 /* Flushes and closes stdout towards the pager and waits for it to exit. */
 void sbd_pager_close(pid_t pid);
