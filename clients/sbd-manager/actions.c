@@ -19,6 +19,7 @@ static void report(SbdApp *app, const char *action, const char *error) {
         g_string_append_c(out, ',');
         sbd_output_json_field(out, "error", error);
         g_print("%s}\n", out->str);
+        fflush(stdout); /* a reader sees each action's outcome as it comes */
 }
 
 /* "sbd0:Label=text" */
@@ -54,14 +55,15 @@ static gboolean run_add(SbdApp *app, const char *spec, GError **error) {
         return TRUE;
 }
 
-static gboolean run_remove(SbdApp *app, const char *name, GError **error) {
+/* "remove DEV" clicks the trash button, "expand DEV" the row's expander. */
+static gboolean run_on_row(SbdApp *app, const char *name, void (*click)(DeviceRow *row), GError **error) {
         DeviceRow *row = sbd_device_row_find(app, name);
 
         if (!row) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "the window shows no device %s", name);
                 return FALSE;
         }
-        sbd_device_row_click_remove(row);
+        click(row);
         return TRUE;
 }
 
@@ -97,7 +99,9 @@ static gboolean run(SbdApp *app, const char *action, GError **error) {
         if (g_str_has_prefix(action, "add "))
                 return run_add(app, action + 4, error);
         if (g_str_has_prefix(action, "remove "))
-                return run_remove(app, action + 7, error);
+                return run_on_row(app, action + 7, sbd_device_row_click_remove, error);
+        if (g_str_has_prefix(action, "expand "))
+                return run_on_row(app, action + 7, sbd_device_row_expand, error);
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "unknown action");
         return FALSE;
 }

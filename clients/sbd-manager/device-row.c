@@ -353,6 +353,10 @@ void sbd_device_row_click_remove(DeviceRow *row) {
         g_signal_emit_by_name(row->confirm, "clicked"); /* what a click emits */
 }
 
+void sbd_device_row_expand(DeviceRow *row) {
+        adw_expander_row_set_expanded(ADW_EXPANDER_ROW(row->row), TRUE);
+}
+
 void sbd_device_row_to_json(DeviceRow *row, GString *out) {
         g_string_append_c(out, '{');
         sbd_output_json_field(out, "name", adw_preferences_row_get_title(ADW_PREFERENCES_ROW(row->row)));

@@ -26,6 +26,10 @@ static gboolean on_remove(const char *name, const char *value, gpointer data, GE
         return add_action("remove", value, data, error);
 }
 
+static gboolean on_expand(const char *name, const char *value, gpointer data, GError **error) {
+        return add_action("expand", value, data, error);
+}
+
 static gboolean on_module(const char *name, const char *value, gpointer data, GError **error) {
         return add_action("module", value, data, error);
 }
@@ -41,6 +45,7 @@ static gboolean parse_options(SbdApp *app, int *argc, char ***argv, GError **err
                 { "set", 0, 0, G_OPTION_ARG_CALLBACK, on_set, N_("Test action: edit a property in the window (e.g. sbd0:Label=data)"), "DEV:PROP=VALUE" },
                 { "add", 0, 0, G_OPTION_ARG_CALLBACK, on_add, N_("Test action: add a device with the window's form"), "SIZE[:ID]" },
                 { "remove", 0, 0, G_OPTION_ARG_CALLBACK, on_remove, N_("Test action: click a device's remove button"), "DEV" },
+                { "expand", 0, 0, G_OPTION_ARG_CALLBACK, on_expand, N_("Test action: expand a device's row"), "DEV" },
                 { "module", 0, 0, G_OPTION_ARG_CALLBACK, on_module, N_("Test action: click Load, or Unload and answer Unload"), "load|unload" },
                 { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Show the version"), NULL },
                 {}

@@ -151,7 +151,11 @@ class Show(ManagerTestCase):
                       self.get(device_path(1), DEVICE_IFACE, 'Label') == 'scratch')
         with tempfile.TemporaryDirectory() as d:
             png = os.path.join(d, 'window.png')
-            self.run_manager('--screenshot', png)
+            # a device expanded, as the README shows it; and an error's toast
+            lines, _ = self.run_manager('--dump-model', '--expand', 'sbd1', '--add', '12x', '--screenshot', png,
+                                        status=1)
+            self.assertEqual(lines[0], {'action': 'expand sbd1', 'error': None})
+            self.assertRegex(lines[1]['error'], r'^Could not add a device: “12x” is not a size')
             with open(png, 'rb') as f:
                 head = f.read(24)
             self.assertEqual(head[:8], b'\x89PNG\r\n\x1a\n')
