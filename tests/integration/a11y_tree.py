@@ -11,7 +11,8 @@ model (it is up to date), finds it among the AT-SPI desktop's applications and
 prints one JSON document: {"model": <that model>, "windows": [<tree>...]}, each
 node {"role", "name", "states", "children"}. Then it ends sbd-manager. Keys
 can be sent to the application first with --keys (e.g. --keys Control+question)
-through AT-SPI's keyboard event synthesis, as a user's keyboard would.
+through AT-SPI's keyboard event synthesis, as a user's keyboard would; with
+--until NAME the tree is read again until NAME is in it.
 """
 
 import json
@@ -95,8 +96,9 @@ def windows(app):
 def main():
     args = sys.argv[1:]
     keys = []
-    while len(args) >= 2 and args[0] == '--keys':
-        keys.append(args[1])
+    until = []
+    while len(args) >= 2 and args[0] in ('--keys', '--until'):
+        (keys if args[0] == '--keys' else until).append(args[1])
         args = args[2:]
     Atspi.init()
     p = subprocess.Popen([args[0], '--dump-model', '--watch'] + args[1:], stdin=subprocess.DEVNULL,
@@ -104,15 +106,18 @@ def main():
     try:
         model = read_line(p)
         app = find_app(p.pid)
-        before = app.get_child_count()
         for k in keys:
             press(k)
-        end = time.monotonic() + 20
-        while keys and app.get_child_count() <= before and time.monotonic() < end:
-            time.sleep(0.2)
-        # a window that just opened fills its tree on the next frames
-        time.sleep(1 if keys else 0)
-        json.dump({'model': model, 'windows': windows(app)}, sys.stdout)
+        # until every name given with --until is in the tree (a window that
+        # just opened fills its tree on the next frames), or 60 s
+        end = time.monotonic() + 60
+        while True:
+            tree = windows(app)
+            text = json.dumps(tree)
+            if all(json.dumps(n)[1:-1] in text for n in until) or time.monotonic() > end:
+                break
+            time.sleep(0.5)
+        json.dump({'model': model, 'windows': tree}, sys.stdout)
         print()
     finally:
         p.send_signal(signal.SIGTERM)

@@ -56,6 +56,7 @@ class ManagerTestCase(sbdtest.SbdTestCase):
         # umockdev's preload, whose wrappers must not see Xvfb's descriptor.
         cls.xvfb_dir = tempfile.mkdtemp(prefix='sbd-xvfb-')
         number_file = os.path.join(cls.xvfb_dir, 'display')
+        open(number_file, 'w').close()  # read below before the shell may have created it
         cls.xvfb = subprocess.Popen(['sh', '-c', 'exec Xvfb -displayfd 3 -noreset -nolisten tcp '
                                      '-screen 0 1024x768x24 3>"$0"', number_file],
                                     env=client_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -323,7 +324,7 @@ class Accessibility(ManagerTestCase):
     """The window as assistive technologies see it: the AT-SPI tree, read by
     a11y_tree.py on its own session bus (with its own AT-SPI bus), on Xvfb."""
 
-    def tree(self, *args, keys=()):
+    def tree(self, *args, keys=(), until=()):
         env = sbdtest.env_outside_testbed()
         env['DISPLAY'] = self.display
         env['GDK_BACKEND'] = 'x11'
@@ -333,6 +334,8 @@ class Accessibility(ManagerTestCase):
         cmd = ['dbus-run-session', '--', '/usr/bin/python3', helper]
         for k in keys:
             cmd += ['--keys', k]
+        for n in until:
+            cmd += ['--until', n]
         p = subprocess.run(cmd + [self.manager_path] + list(args), env=env, stdin=subprocess.DEVNULL,
                            capture_output=True, timeout=120)
         self.assertEqual(p.returncode, 0, p.stderr.decode())
@@ -357,7 +360,7 @@ class Accessibility(ManagerTestCase):
         self.assertEqual(unnamed, [], 'controls without an accessible name in %r' % window['name'])
 
     def test_every_control_has_a_name(self):
-        t = self.tree()
+        t = self.tree(until=['Remove sbd1'])
         self.assertEqual(t['model'], self.model())
         window = t['windows'][0]
         self.assertEqual((window['role'], window['name']), ('frame', 'SBD Manager'))
@@ -381,7 +384,7 @@ class Accessibility(ManagerTestCase):
 
     def test_shortcuts_window_and_menu_by_keyboard(self):
         # Ctrl+? opens the shortcuts window: every shortcut in it is named
-        t = self.tree(keys=['Control+question'])
+        t = self.tree(keys=['Control+question'], until=['Keyboard Shortcuts', 'New Device'])
         titles = [w['name'] for w in t['windows']]
         self.assertIn('Keyboard Shortcuts', titles)
         shortcuts = t['windows'][titles.index('Keyboard Shortcuts')]
@@ -389,7 +392,7 @@ class Accessibility(ManagerTestCase):
         for s in ('Show Shortcuts', 'Main Menu', 'Close Window', 'Quit', 'New Device'):
             self.assertIn(s, names)
         # F10 opens the primary menu: About and Keyboard Shortcuts, named
-        t = self.tree(keys=['F10'])
+        t = self.tree(keys=['F10'], until=['About SBD Manager'])
         items = {n['name'] for w in t['windows'] for n in self.nodes(w) if n['role'] == 'menu item'}
         self.assertEqual(items, {'Keyboard Shortcuts', 'About SBD Manager'})
 
