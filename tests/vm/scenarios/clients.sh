@@ -189,7 +189,7 @@ if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	# manager ARGS...: one run of sbd-manager under Xvfb, its JSON lines
 	manager() {
 		DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
-			timeout 120 "$MANAGER" --dump-model "$@" 2>&1 || true
+			timeout 400 "$MANAGER" --dump-model "$@" 2>&1 || true
 	}
 	# wait_model REGEX: until a fresh window shows it
 	wait_model() {
