@@ -112,7 +112,7 @@ if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	# (a generous timeout: GL is drawn in software under TCG, on a shared host)
 	rc=0
 	out=$(DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 400 "$MANAGER" --dump-model \
-		--set sbd0:Label=from-gui --set sbd0:Size=1000 --expand sbd0 --screenshot "$SBD_VM_RESULTS/sbd-manager.png" 2>&1) || rc=$?
+		--expand sbd0 --set sbd0:Label=from-gui --set sbd0:Size=1000 --screenshot "$SBD_VM_RESULTS/sbd-manager.png" 2>&1) || rc=$?
 	log "exit status $rc: $out"
 	assert_eq 1 "$rc" "sbd-manager's exit status (1: an action was refused)"
 	assert_ok grep -q '^{"action":"set sbd0:Label=from-gui","error":null}$' <<<"$out"
