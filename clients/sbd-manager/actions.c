@@ -19,6 +19,7 @@ static void report(SbdApp *app, const char *action, const char *error) {
         g_string_append_c(out, ',');
         sbd_output_json_field(out, "error", error);
         g_print("%s}\n", out->str);
+        fflush(stdout); /* a reader sees each action's outcome as it comes */
 }
 
 /* "sbd0:Label=text" */
@@ -54,33 +55,39 @@ static gboolean run_add(SbdApp *app, const char *spec, GError **error) {
         return TRUE;
 }
 
-static gboolean run_remove(SbdApp *app, const char *name, GError **error) {
+/* "remove DEV" clicks the trash button, "expand DEV" the row's expander. */
+static gboolean run_on_row(SbdApp *app, const char *name, void (*click)(DeviceRow *row), GError **error) {
         DeviceRow *row = sbd_device_row_find(app, name);
 
         if (!row) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "the window shows no device %s", name);
                 return FALSE;
         }
-        sbd_device_row_click_remove(row);
+        click(row);
         return TRUE;
 }
 
 /* "load", or "unload" (then the question is answered with Unload). */
 static gboolean run_module(SbdApp *app, const char *what, GError **error) {
-        const char *label = gtk_button_get_label(GTK_BUTTON(app->module_button));
+        const char *label = sbd_mnemonic_button_text(app->module_button);
         gboolean unload = g_str_equal(what, "unload");
 
         if (!unload && !g_str_equal(what, "load")) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "expected load or unload");
                 return FALSE;
         }
-        if (!gtk_widget_is_sensitive(app->module_button) || g_str_has_prefix(label, "_Unload") != unload) {
+        if (!gtk_widget_is_sensitive(app->module_button) || g_str_equal(label, _("Load")) == unload) {
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "the window offers no %s", what);
                 return FALSE;
         }
         g_signal_emit_by_name(app->module_button, "clicked");
-        if (unload && app->module_dialog)
-                gtk_dialog_response(GTK_DIALOG(app->module_dialog), GTK_RESPONSE_ACCEPT);
+        if (unload && app->module_dialog) {
+                /* the dialog's Unload button: its response, then the dialog closes */
+                g_autoptr(GtkWidget) dialog = g_object_ref(app->module_dialog);
+
+                adw_message_dialog_response(ADW_MESSAGE_DIALOG(dialog), "unload");
+                gtk_window_close(GTK_WINDOW(dialog));
+        }
         return TRUE;
 }
 
@@ -92,7 +99,9 @@ static gboolean run(SbdApp *app, const char *action, GError **error) {
         if (g_str_has_prefix(action, "add "))
                 return run_add(app, action + 4, error);
         if (g_str_has_prefix(action, "remove "))
-                return run_remove(app, action + 7, error);
+                return run_on_row(app, action + 7, sbd_device_row_click_remove, error);
+        if (g_str_has_prefix(action, "expand "))
+                return run_on_row(app, action + 7, sbd_device_row_expand, error);
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "unknown action");
         return FALSE;
 }

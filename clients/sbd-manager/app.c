@@ -130,7 +130,7 @@ static void on_objects_ready(GObject *source, GAsyncResult *res, gpointer user_d
         if (app->objects)
                 follow_objects(app);
         else
-                fail(app, "follow the SBD daemon", error);
+                fail(app, _("follow the SBD daemon"), error);
         loaded(app);
 }
 
@@ -149,7 +149,7 @@ static void on_manager_ready(GObject *source, GAsyncResult *res, gpointer user_d
         if (app->manager)
                 g_signal_connect(app->manager, "g-properties-changed", G_CALLBACK(on_manager_changed), app);
         else
-                fail(app, "reach the SBD daemon", error);
+                fail(app, _("reach the SBD daemon"), error);
         loaded(app);
 }
 
@@ -162,7 +162,7 @@ static void on_connected(GObject *source, GAsyncResult *res, gpointer user_data)
         if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
                 return;
         if (!app->connection) {
-                fail(app, app->address ? "connect to the bus" : "connect to the system bus", error);
+                fail(app, app->address ? _("connect to the bus") : _("connect to the system bus"), error);
                 app->loading = 1;
                 loaded(app);
                 return;
@@ -208,8 +208,10 @@ void sbd_app_free(SbdApp *app) {
         g_clear_object(&app->objects);
         g_clear_object(&app->connection);
         g_clear_object(&app->cancellable);
-        for (int c = 0; c < N_COLUMNS; c++)
-                g_clear_object(&app->columns[c]);
+        if (app->toast)
+                g_signal_handlers_disconnect_by_data(app->toast, app);
+        g_clear_object(&app->toast);
+        g_free(app->error);
         g_clear_object(&app->gtk);
         g_free(app->address);
         g_free(app->screenshot);

@@ -3,25 +3,16 @@
 
 /* sbd-manager's one context: options, the bus, the window's widgets, the rows. */
 
-#include <gtk/gtk.h>
+#include <adwaita.h>
+#include <glib/gi18n.h>
 
 #include "sbd-generated.h"
 
 #define SBD_BUS_NAME "org.sbd.Sbd1"
 #define SBD_ROOT_PATH "/org/sbd/Sbd1"
 
-typedef enum Column {
-        COLUMN_NAME,
-        COLUMN_LABEL,
-        COLUMN_SIZE,
-        COLUMN_READ_ONLY,
-        COLUMN_ONLINE,
-        COLUMN_REMOVE,
-        N_COLUMNS,
-} Column;
-
 typedef struct SbdApp {
-        GtkApplication *gtk;
+        AdwApplication *gtk;
 
         /* Options */
         char *address;                  /* NULL: the system bus */
@@ -40,19 +31,19 @@ typedef struct SbdApp {
         gboolean closing;               /* the window is going: touch no widget, send nothing */
 
         /* The window */
-        GtkWidget *window;
-        GtkWidget *error_revealer;
-        GtkWidget *error_label;
+        GtkWidget *window;              /* an AdwApplicationWindow */
+        GtkWidget *toasts;              /* AdwToastOverlay: errors are shown as toasts */
+        AdwToast *toast;                /* the error shown, until dismissed or replaced */
+        char *error;                    /* its text */
         GtkWidget *status_label;        /* "Module sbd: live" etc. */
         GtkWidget *module_button;       /* Load, or Unload… */
-        GtkWidget *module_dialog;       /* the question before unloading, while open */
+        GtkWidget *module_dialog;       /* the AdwMessageDialog asking before unloading, while open */
         GtkWidget *version_label;
         GtkWidget *daemon_label;
-        GtkWidget *list;                /* GtkListBox of device rows */
-        GtkWidget *add_size;
-        GtkWidget *add_id;
+        GtkWidget *list;                /* GtkListBox of device rows (AdwExpanderRow) */
+        GtkWidget *add_size;            /* AdwEntryRow */
+        GtkWidget *add_id;              /* AdwEntryRow */
         GtkWidget *add_button;
-        GtkSizeGroup *columns[N_COLUMNS];
         GHashTable *rows;               /* object path -> DeviceRow */
 
         /* Operations on the daemon not answered yet, and the test actions */
@@ -72,6 +63,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(SbdApp, sbd_app_free)
 
 /* window.c */
 void sbd_window_build(SbdApp *app);
+/* An error stays shown (as a toast) until dismissed or replaced by the next one. */
 void sbd_window_show_error(SbdApp *app, const char *text);
 const char *sbd_window_error(SbdApp *app);
 void sbd_window_clear_error(SbdApp *app);
@@ -80,6 +72,18 @@ void sbd_window_clear_error(SbdApp *app);
 void sbd_module_view_sync(SbdApp *app);
 /* The button that loads the module, or unloads it after asking. */
 GtkWidget *sbd_module_view_button(SbdApp *app);
+
+/* menu.c: the primary menu, the About window, the shortcuts window and the
+ * application's actions with their keyboard shortcuts. */
+GtkWidget *sbd_menu_button(SbdApp *app);
+void sbd_menu_add_actions(SbdApp *app);
+
+/* Gives a widget the name assistive technologies read out (GTK_ACCESSIBLE_PROPERTY_LABEL). */
+void sbd_accessible_name(GtkWidget *widget, const char *name);
+/* A button labelled "_Text" (Alt+T), named "Text" for assistive technologies. */
+GtkWidget *sbd_mnemonic_button(const char *text);
+void sbd_mnemonic_button_set(GtkWidget *button, const char *text);
+const char *sbd_mnemonic_button_text(GtkWidget *button);  /* without the underscore */
 
 /* actions.c: --set, --add and --remove, run once up to date, one after the other. */
 void sbd_actions_start(SbdApp *app);

@@ -1,4 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/* One device: an expander row titled with its name, its label and size in the
+ * subtitle; expanded, entry rows for the label and size and switch rows for
+ * read-only and online, edited in place; the trash button in the header. */
+
 #include "device-row.h"
 #include "names.h"
 #include "values.h"
@@ -10,11 +14,10 @@ struct DeviceRow {
         SbdApp *app;
         char *path;
         SbdDevice *device;
-        GtkWidget *row;                 /* the GtkListBoxRow */
-        GtkWidget *name;
-        GtkWidget *label;
-        GtkWidget *size;
-        GtkWidget *read_only;
+        GtkWidget *row;                 /* the AdwExpanderRow in the list */
+        GtkWidget *label;               /* AdwEntryRow */
+        GtkWidget *size;                /* AdwEntryRow */
+        GtkWidget *read_only;           /* GtkSwitch, in an AdwActionRow */
         GtkWidget *online;
         GtkWidget *remove;              /* a menu button: its popover asks first */
         GtkWidget *confirm;             /* "Remove" in that popover */
@@ -82,13 +85,29 @@ static void sync_field(DeviceRow *row, Field field, gboolean force) {
         }
 }
 
+/* "data · 16.0M · read-only · offline": the state at a glance, folded. */
+static void sync_subtitle(DeviceRow *row) {
+        char size[SBD_FORMAT_BYTES_MAX];
+        g_autoptr(GString) s = g_string_new(sbd_device_get_label(row->device) ?: "");
+
+        sbd_format_bytes(size, sizeof(size), sbd_device_get_size(row->device));
+        g_string_append_printf(s, " · %s", size);
+        if (sbd_device_get_read_only(row->device))
+                g_string_append_printf(s, " · %s", _("read-only"));
+        if (!sbd_device_get_online(row->device))
+                g_string_append_printf(s, " · %s", _("offline"));
+        adw_expander_row_set_subtitle(ADW_EXPANDER_ROW(row->row), s->str);
+}
+
 void sbd_device_row_sync(DeviceRow *row) {
-        gtk_label_set_text(GTK_LABEL(row->name), sbd_device_row_name(row));
-        gtk_widget_set_tooltip_text(row->name, sbd_device_get_block_device(row->device));
+        const char *name = sbd_device_row_name(row);
+
+        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row->row), name);
         g_object_set_data(G_OBJECT(row->row), "sbd-row", row);
-        g_object_set_data_full(G_OBJECT(row->row), "sbd-name", g_strdup(sbd_device_row_name(row)), g_free);
+        g_object_set_data_full(G_OBJECT(row->row), "sbd-name", g_strdup(name), g_free);
         for (Field f = FIELD_LABEL; f <= FIELD_ONLINE; f++)
                 sync_field(row, f, FALSE);
+        sync_subtitle(row);
         gtk_list_box_row_changed(GTK_LIST_BOX_ROW(row->row));
 }
 
@@ -103,7 +122,8 @@ static void on_write_done(SbdApp *app, GVariant *result, const GError *error, gp
 
 static void write_property(DeviceRow *row, Field field, const char *property, GVariant *value, const char *shown) {
         Write *w = g_new0(Write, 1);
-        g_autofree char *what = g_strdup_printf("set %s of %s to “%s”", property, sbd_device_row_name(row), shown);
+        /* TRANSLATORS: completes "Could not …": a property name, a device name, a value */
+        g_autofree char *what = g_strdup_printf(_("set %s of %s to “%s”"), property, sbd_device_row_name(row), shown);
 
         w->path = g_strdup(row->path);
         w->field = field;
@@ -128,8 +148,8 @@ static void commit_size(DeviceRow *row) {
         if (row->app->closing || g_strcmp0(text, row->size_shown) == 0)
                 return;
         if (sbd_parse_size(text, &bytes) < 0) {
-                message = g_strdup_printf("Could not set Size of %s: “%s” is not a size "
-                                          "(expected bytes, or a number with K, M or G).",
+                message = g_strdup_printf(_("Could not set Size of %s: “%s” is not a size "
+                                            "(expected bytes, or a number with K, M or G)."),
                                           sbd_device_row_name(row), text);
                 sbd_window_show_error(row->app, message);
                 sync_field(row, FIELD_SIZE, TRUE);
@@ -139,11 +159,11 @@ static void commit_size(DeviceRow *row) {
         write_property(row, FIELD_SIZE, "Size", g_variant_new_uint64(bytes), text);
 }
 
-static void on_label_activate(GtkEntry *entry, gpointer user_data) {
+static void on_label_activate(AdwEntryRow *entry, gpointer user_data) {
         commit_label(user_data);
 }
 
-static void on_size_activate(GtkEntry *entry, gpointer user_data) {
+static void on_size_activate(AdwEntryRow *entry, gpointer user_data) {
         commit_size(user_data);
 }
 
@@ -171,7 +191,7 @@ static void on_switch(GtkSwitch *sw, GParamSpec *pspec, gpointer user_data) {
 
 static void on_remove(GtkButton *button, gpointer user_data) {
         DeviceRow *row = user_data;
-        g_autofree char *what = g_strdup_printf("remove %s", sbd_device_row_name(row));
+        g_autofree char *what = g_strdup_printf(_("remove %s"), sbd_device_row_name(row));
 
         gtk_menu_button_popdown(GTK_MENU_BUTTON(row->remove));
 
@@ -179,29 +199,29 @@ static void on_remove(GtkButton *button, gpointer user_data) {
                  g_variant_new("(oa{sv})", row->path, NULL), what, NULL, NULL, NULL);
 }
 
-static GtkWidget *add_cell(DeviceRow *row, GtkWidget *box, Column c, GtkWidget *w) {
-        GtkWidget *cell = w;
-
-        if (GTK_IS_SWITCH(w)) { /* a switch keeps its size; its cell takes the column's */
-                cell = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0);
-                gtk_widget_set_valign(w, GTK_ALIGN_CENTER);
-                gtk_box_append(GTK_BOX(cell), w);
-        }
-        gtk_size_group_add_widget(row->app->columns[c], cell);
-        gtk_box_append(GTK_BOX(box), cell);
-        return w;
-}
-
-static GtkWidget *editable_entry(DeviceRow *row, int width, GCallback activate) {
-        GtkWidget *entry = gtk_entry_new();
+static GtkWidget *entry_row(DeviceRow *row, const char *title, GCallback activate) {
+        GtkWidget *entry = adw_entry_row_new();
         GtkEventController *focus = gtk_event_controller_focus_new();
 
-        gtk_editable_set_width_chars(GTK_EDITABLE(entry), width);
-        gtk_editable_set_max_width_chars(GTK_EDITABLE(entry), width);
-        g_signal_connect(entry, "activate", activate, row);
+        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(entry), title);
+        g_signal_connect(entry, "entry-activated", activate, row);
         g_signal_connect(focus, "leave", G_CALLBACK(on_focus_leave), row);
         gtk_widget_add_controller(entry, focus);
+        adw_expander_row_add_row(ADW_EXPANDER_ROW(row->row), entry);
         return entry;
+}
+
+static GtkWidget *switch_row(DeviceRow *row, const char *title, const char *subtitle) {
+        GtkWidget *action_row = adw_action_row_new();
+        GtkWidget *sw = gtk_switch_new();
+
+        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(action_row), title);
+        adw_action_row_set_subtitle(ADW_ACTION_ROW(action_row), subtitle);
+        gtk_widget_set_valign(sw, GTK_ALIGN_CENTER);
+        adw_action_row_add_suffix(ADW_ACTION_ROW(action_row), sw);
+        adw_action_row_set_activatable_widget(ADW_ACTION_ROW(action_row), sw);
+        adw_expander_row_add_row(ADW_EXPANDER_ROW(row->row), action_row);
+        return sw;
 }
 
 /* Removing loses the disk's data: the trash button asks before. */
@@ -211,51 +231,48 @@ static GtkWidget *build_remove_button(DeviceRow *row) {
         GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
 
         row->question = gtk_label_new("");
-        row->confirm = gtk_button_new_with_mnemonic("_Remove");
+        row->confirm = sbd_mnemonic_button(_("_Remove"));
         gtk_widget_add_css_class(row->confirm, "destructive-action");
         gtk_box_append(GTK_BOX(box), row->question);
         gtk_box_append(GTK_BOX(box), row->confirm);
         gtk_popover_set_child(GTK_POPOVER(popover), box);
         gtk_menu_button_set_icon_name(GTK_MENU_BUTTON(button), "user-trash-symbolic");
         gtk_menu_button_set_popover(GTK_MENU_BUTTON(button), popover);
+        gtk_widget_set_valign(button, GTK_ALIGN_CENTER);
+        gtk_widget_add_css_class(button, "flat");
         return button;
 }
 
 static void build_widgets(DeviceRow *row) {
-        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-
-        gtk_widget_set_margin_start(box, 6);
-        gtk_widget_set_margin_end(box, 6);
-        gtk_widget_set_margin_top(box, 4);
-        gtk_widget_set_margin_bottom(box, 4);
-
-        row->name = add_cell(row, box, COLUMN_NAME, gtk_label_new(""));
-        gtk_label_set_xalign(GTK_LABEL(row->name), 0);
-        row->label = add_cell(row, box, COLUMN_LABEL, editable_entry(row, 16, G_CALLBACK(on_label_activate)));
-        gtk_widget_set_hexpand(row->label, TRUE);
-        row->size = add_cell(row, box, COLUMN_SIZE, editable_entry(row, 8, G_CALLBACK(on_size_activate)));
-        row->read_only = add_cell(row, box, COLUMN_READ_ONLY, gtk_switch_new());
-        row->online = add_cell(row, box, COLUMN_ONLINE, gtk_switch_new());
-        row->remove = add_cell(row, box, COLUMN_REMOVE, build_remove_button(row));
+        row->row = g_object_ref_sink(adw_expander_row_new()); /* ours until freed, also after the window */
+        adw_preferences_row_set_use_markup(ADW_PREFERENCES_ROW(row->row), FALSE); /* labels are the user's text */
+        row->label = entry_row(row, _("Label"), G_CALLBACK(on_label_activate));
+        row->size = entry_row(row, _("Size"), G_CALLBACK(on_size_activate));
+        row->read_only = switch_row(row, _("Read-only"), _("Writes to the disk fail"));
+        row->online = switch_row(row, _("Online"), _("An offline disk fails all I/O"));
+        row->remove = build_remove_button(row);
+        adw_expander_row_add_action(ADW_EXPANDER_ROW(row->row), row->remove);
 
         row->read_only_handler = g_signal_connect(row->read_only, "notify::active", G_CALLBACK(on_switch), row);
         row->online_handler = g_signal_connect(row->online, "notify::active", G_CALLBACK(on_switch), row);
         g_signal_connect(row->confirm, "clicked", G_CALLBACK(on_remove), row);
-
-        row->row = g_object_ref_sink(gtk_list_box_row_new()); /* ours until freed, also after the window */
-        gtk_list_box_row_set_activatable(GTK_LIST_BOX_ROW(row->row), FALSE);
-        gtk_list_box_row_set_child(GTK_LIST_BOX_ROW(row->row), box);
 }
 
-static void set_tooltips(DeviceRow *row) {
-        g_autofree char *remove = g_strdup_printf("Remove %s and its data", sbd_device_row_name(row));
-        g_autofree char *question = g_strdup_printf("Remove %s and its data?", sbd_device_row_name(row));
+/* Accessible names: a control with a visible text is named by it (the entry
+ * rows and the switches by their rows' titles, the popover's Remove by its
+ * label); GTK 4.8 would say an explicit name and that text both. The
+ * expander row (the device, whose rows say which field) and the icon-only
+ * trash button get one. */
+static void set_names(DeviceRow *row) {
+        const char *name = sbd_device_row_name(row);
+        g_autofree char *remove = g_strdup_printf(_("Remove %s"), name);
+        g_autofree char *question = g_strdup_printf(_("Remove %s and its data?"), name);
 
-        gtk_widget_set_tooltip_text(row->label, "Label: 1 to 31 printable characters; Enter applies");
+        gtk_widget_set_tooltip_text(row->label, _("Label: 1 to 31 printable characters; Enter applies"));
         gtk_widget_set_tooltip_text(row->remove, remove);
         gtk_label_set_text(GTK_LABEL(row->question), question);
-        gtk_widget_set_tooltip_text(row->read_only, "Read-only: writes to the disk fail");
-        gtk_widget_set_tooltip_text(row->online, "Online: an offline disk fails all I/O");
+        sbd_accessible_name(row->remove, remove);
+        sbd_accessible_name(row->row, name);
 }
 
 DeviceRow *sbd_device_row_new(SbdApp *app, GDBusObject *object) {
@@ -266,7 +283,7 @@ DeviceRow *sbd_device_row_new(SbdApp *app, GDBusObject *object) {
         row->device = sbd_object_get_device(SBD_OBJECT(object));
         build_widgets(row);
         sbd_device_row_sync(row);
-        set_tooltips(row);
+        set_names(row);
         gtk_list_box_append(GTK_LIST_BOX(app->list), row->row);
         return row;
 }
@@ -324,9 +341,9 @@ gboolean sbd_device_row_edit(DeviceRow *row, const char *property, const char *v
                 g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "the window has no field for %s", property);
                 return FALSE;
         }
-        /* Type the text and press Enter (the entry's "activate", as Enter emits it). */
+        /* Type the text and press Enter (the row's "entry-activated", as Enter emits it). */
         gtk_editable_set_text(GTK_EDITABLE(entry), value);
-        g_signal_emit_by_name(entry, "activate");
+        g_signal_emit_by_name(entry, "entry-activated");
         return TRUE;
 }
 
@@ -336,9 +353,13 @@ void sbd_device_row_click_remove(DeviceRow *row) {
         g_signal_emit_by_name(row->confirm, "clicked"); /* what a click emits */
 }
 
+void sbd_device_row_expand(DeviceRow *row) {
+        adw_expander_row_set_expanded(ADW_EXPANDER_ROW(row->row), TRUE);
+}
+
 void sbd_device_row_to_json(DeviceRow *row, GString *out) {
         g_string_append_c(out, '{');
-        sbd_output_json_field(out, "name", gtk_label_get_text(GTK_LABEL(row->name)));
+        sbd_output_json_field(out, "name", adw_preferences_row_get_title(ADW_PREFERENCES_ROW(row->row)));
         g_string_append_c(out, ',');
         sbd_output_json_field(out, "label", gtk_editable_get_text(GTK_EDITABLE(row->label)));
         g_string_append_c(out, ',');

@@ -21,6 +21,7 @@ const char *sbd_device_row_name(DeviceRow *row);
 /* Test actions: drive the row's widgets as a user would. */
 gboolean sbd_device_row_edit(DeviceRow *row, const char *property, const char *value, GError **error);
 void sbd_device_row_click_remove(DeviceRow *row);  /* trash, then the popover's Remove */
+void sbd_device_row_expand(DeviceRow *row);        /* as a click on the row's header */
 
 /* What the row shows, read from its widgets, as a JSON object. */
 void sbd_device_row_to_json(DeviceRow *row, GString *out);

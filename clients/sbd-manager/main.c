@@ -26,6 +26,10 @@ static gboolean on_remove(const char *name, const char *value, gpointer data, GE
         return add_action("remove", value, data, error);
 }
 
+static gboolean on_expand(const char *name, const char *value, gpointer data, GError **error) {
+        return add_action("expand", value, data, error);
+}
+
 static gboolean on_module(const char *name, const char *value, gpointer data, GError **error) {
         return add_action("module", value, data, error);
 }
@@ -34,19 +38,22 @@ static gboolean parse_options(SbdApp *app, int *argc, char ***argv, GError **err
         gboolean version = FALSE;
         g_autoptr(GStrvBuilder) actions = g_strv_builder_new();
         const GOptionEntry entries[] = {
-                { "address", 0, 0, G_OPTION_ARG_STRING, &app->address, "Use the bus at ADDRESS instead of the system bus", "ADDRESS" },
-                { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &app->screenshot, "Save the window as a PNG once up to date, then exit", "FILE.png" },
-                { "dump-model", 0, 0, G_OPTION_ARG_NONE, &app->dump_model, "Print what the window shows as JSON once up to date, then exit", NULL },
-                { "watch", 0, 0, G_OPTION_ARG_NONE, &app->watch, "With --dump-model: keep running, print again on every change", NULL },
-                { "set", 0, 0, G_OPTION_ARG_CALLBACK, on_set, "Test action: edit a property in the window (e.g. sbd0:Label=data)", "DEV:PROP=VALUE" },
-                { "add", 0, 0, G_OPTION_ARG_CALLBACK, on_add, "Test action: add a device with the window's form", "SIZE[:ID]" },
-                { "remove", 0, 0, G_OPTION_ARG_CALLBACK, on_remove, "Test action: click a device's remove button", "DEV" },
-                { "module", 0, 0, G_OPTION_ARG_CALLBACK, on_module, "Test action: click Load, or Unload and answer Unload", "load|unload" },
-                { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Show the version", NULL },
+                { "address", 0, 0, G_OPTION_ARG_STRING, &app->address, N_("Use the bus at ADDRESS instead of the system bus"), "ADDRESS" },
+                { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &app->screenshot, N_("Save the window as a PNG once up to date, then exit"), "FILE.png" },
+                { "dump-model", 0, 0, G_OPTION_ARG_NONE, &app->dump_model, N_("Print what the window shows as JSON once up to date, then exit"), NULL },
+                { "watch", 0, 0, G_OPTION_ARG_NONE, &app->watch, N_("With --dump-model: keep running, print again on every change"), NULL },
+                { "set", 0, 0, G_OPTION_ARG_CALLBACK, on_set, N_("Test action: edit a property in the window (e.g. sbd0:Label=data)"), "DEV:PROP=VALUE" },
+                { "add", 0, 0, G_OPTION_ARG_CALLBACK, on_add, N_("Test action: add a device with the window's form"), "SIZE[:ID]" },
+                { "remove", 0, 0, G_OPTION_ARG_CALLBACK, on_remove, N_("Test action: click a device's remove button"), "DEV" },
+                { "expand", 0, 0, G_OPTION_ARG_CALLBACK, on_expand, N_("Test action: expand a device's row"), "DEV" },
+                { "module", 0, 0, G_OPTION_ARG_CALLBACK, on_module, N_("Test action: click Load, or Unload and answer Unload"), "load|unload" },
+                { "version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Show the version"), NULL },
                 {}
         };
-        g_autoptr(GOptionContext) context = g_option_context_new("- manage SBD's simple block devices");
+        g_autoptr(GOptionContext) context = g_option_context_new(_("- manage SBD's simple block devices"));
         GOptionGroup *group = g_option_group_new("sbd-manager", "sbd-manager", "sbd-manager", actions, NULL);
+
+        g_option_group_set_translation_domain(group, GETTEXT_PACKAGE);
 
         g_option_group_add_entries(group, entries);
         g_option_context_set_main_group(context, group);
@@ -66,7 +73,7 @@ static gboolean parse_options(SbdApp *app, int *argc, char ***argv, GError **err
         return TRUE;
 }
 
-static void on_activate(GtkApplication *gtk, gpointer user_data) {
+static void on_activate(AdwApplication *gtk, gpointer user_data) {
         SbdApp *app = user_data;
 
         if (app->window) {
@@ -91,6 +98,9 @@ int main(int argc, char *argv[]) {
         int r;
 
         setlocale(LC_ALL, "");
+        bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+        bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
+        textdomain(GETTEXT_PACKAGE);
         if (!parse_options(app, &argc, &argv, &error)) {
                 g_printerr("sbd-manager: %s\n", error->message);
                 return EXIT_FAILURE;
@@ -98,7 +108,7 @@ int main(int argc, char *argv[]) {
 
         /* Test runs neither need nor want to meet a running instance. */
         testing = app->screenshot || app->dump_model || app->actions;
-        app->gtk = gtk_application_new("org.sbd.Manager", testing ? G_APPLICATION_NON_UNIQUE : G_APPLICATION_DEFAULT_FLAGS);
+        app->gtk = adw_application_new("org.sbd.Manager", testing ? G_APPLICATION_NON_UNIQUE : G_APPLICATION_DEFAULT_FLAGS);
         g_signal_connect(app->gtk, "activate", G_CALLBACK(on_activate), app);
         g_unix_signal_add(SIGINT, on_signal, app->gtk);
         g_unix_signal_add(SIGTERM, on_signal, app->gtk);

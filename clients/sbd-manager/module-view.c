@@ -26,18 +26,18 @@ static const char *module_state(SbdApp *app, SbdModule *module) {
         g_autofree char *owner = NULL;
 
         if (!app->objects)
-                return "unknown (not connected)";
+                return _("unknown (not connected)");
         owner = g_dbus_object_manager_client_get_name_owner(G_DBUS_OBJECT_MANAGER_CLIENT(app->objects));
         if (!owner)
-                return "unknown (sbdd is not running)";
-        return module ? sbd_module_get_state(module) ?: "unknown" : "unknown";
+                return _("unknown (sbdd is not running)");
+        return module ? sbd_module_get_state(module) ?: _("unknown") : _("unknown");
 }
 
 /* What the module button does in this state: Load, Unload, or nothing. */
 static void sync_module_button(SbdApp *app, const char *state) {
         gboolean live = g_str_equal(state, "live"), unloaded = g_str_equal(state, "unloaded");
 
-        gtk_button_set_label(GTK_BUTTON(app->module_button), unloaded ? "_Load" : "_Unload…");
+        sbd_mnemonic_button_set(app->module_button, unloaded ? _("_Load") : _("_Unload…"));
         gtk_widget_set_sensitive(app->module_button, (live || unloaded) && !app->module_dialog);
 }
 
@@ -58,37 +58,36 @@ static void sync_labels(SbdApp *app) {
 static void call_module(SbdApp *app, GDBusInterface *module, const char *method, GVariant *parameters,
                         const char *what) {
         if (!module) {
-                sbd_window_show_error(app, "Could not reach the module: sbdd shows no module object.");
+                sbd_window_show_error(app, _("Could not reach the module: sbdd shows no module object."));
                 return;
         }
         sbd_call(app, g_dbus_proxy_get_object_path(G_DBUS_PROXY(module)), "org.sbd.Sbd1.Module", method,
                  parameters, what, NULL, NULL, NULL);
 }
 
-static void on_unload_answered(GtkDialog *dialog, int response, gpointer user_data) {
+static void on_unload_answered(AdwMessageDialog *dialog, const char *response, gpointer user_data) {
         SbdApp *app = user_data;
         g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
 
+        if (app->module_dialog != GTK_WIDGET(dialog))
+                return; /* answered already */
         app->module_dialog = NULL;
-        gtk_window_destroy(GTK_WINDOW(dialog));
-        if (response == GTK_RESPONSE_ACCEPT)
-                call_module(app, module, "Unload", NULL, "unload the sbd module");
+        if (g_str_equal(response, "unload"))
+                call_module(app, module, "Unload", NULL, _("unload the sbd module"));
         sbd_module_view_sync(app);
         sbd_actions_continue(app);
 }
 
 /* Unloading destroys every disk and its data: ask, never by default. */
 static void ask_unload(SbdApp *app) {
-        GtkWidget *dialog, *unload;
+        GtkWidget *dialog = adw_message_dialog_new(GTK_WINDOW(app->window), _("Unload the sbd module?"),
+                                                   _("Every sbd disk is destroyed, with the data on it."));
 
-        dialog = gtk_message_dialog_new(GTK_WINDOW(app->window), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
-                                        GTK_MESSAGE_WARNING, GTK_BUTTONS_NONE, "Unload the sbd module?");
-        gtk_message_dialog_format_secondary_text(GTK_MESSAGE_DIALOG(dialog),
-                                                 "Every sbd disk is destroyed, with the data on it.");
-        gtk_dialog_add_button(GTK_DIALOG(dialog), "_Cancel", GTK_RESPONSE_CANCEL);
-        unload = gtk_dialog_add_button(GTK_DIALOG(dialog), "_Unload", GTK_RESPONSE_ACCEPT);
-        gtk_widget_add_css_class(unload, "destructive-action");
-        gtk_dialog_set_default_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
+        adw_message_dialog_add_responses(ADW_MESSAGE_DIALOG(dialog), "cancel", _("_Cancel"),
+                                         "unload", _("_Unload"), NULL);
+        adw_message_dialog_set_response_appearance(ADW_MESSAGE_DIALOG(dialog), "unload", ADW_RESPONSE_DESTRUCTIVE);
+        adw_message_dialog_set_default_response(ADW_MESSAGE_DIALOG(dialog), "cancel");
+        adw_message_dialog_set_close_response(ADW_MESSAGE_DIALOG(dialog), "cancel");
         g_signal_connect(dialog, "response", G_CALLBACK(on_unload_answered), app);
         app->module_dialog = dialog;
         gtk_widget_set_sensitive(app->module_button, FALSE);
@@ -105,15 +104,15 @@ static void on_module_clicked(GtkButton *button, gpointer user_data) {
                 /* no parameters: the configured ones, as at sbdd's start */
                 call_module(app, module, "Load",
                             g_variant_new("(@a{ss})", g_variant_new_array(G_VARIANT_TYPE("{ss}"), NULL, 0)),
-                            "load the sbd module");
+                            _("load the sbd module"));
         else if (g_str_equal(state, "live"))
                 ask_unload(app);
 }
 
 GtkWidget *sbd_module_view_button(SbdApp *app) {
-        app->module_button = gtk_button_new_with_mnemonic("_Unload…");
+        app->module_button = sbd_mnemonic_button(_("_Unload…"));
         gtk_widget_set_sensitive(app->module_button, FALSE);
-        gtk_widget_set_halign(app->module_button, GTK_ALIGN_START);
+        gtk_widget_set_valign(app->module_button, GTK_ALIGN_CENTER);
         g_signal_connect(app->module_button, "clicked", G_CALLBACK(on_module_clicked), app);
         return app->module_button;
 }

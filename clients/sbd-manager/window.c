@@ -1,107 +1,100 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The window: module status, an error bar, the device list, the add form. */
+/* The window: a header bar with the primary menu; below it, in preferences-style
+ * groups, the module's status, the device list and the form that adds a device.
+ * Errors are toasts over the content: they follow the theme and stay until the
+ * user dismisses them or the next error replaces them. */
 
 #include "app.h"
 #include "names.h"
 #include "values.h"
 #include "writes.h"
 
-static const char css[] =
-        ".sbd-error { background-color: #c01c28; color: white; padding: 6px 12px; }\n"
-        ".sbd-error button { color: white; }\n"
-        ".sbd-header { font-weight: bold; }\n"
-        ".sbd-key { color: alpha(currentColor, 0.6); }\n";
+void sbd_accessible_name(GtkWidget *widget, const char *name) {
+        gtk_accessible_update_property(GTK_ACCESSIBLE(widget), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+}
 
-static void load_css(GtkWidget *window) {
-        g_autoptr(GtkCssProvider) provider = gtk_css_provider_new();
+/* GTK 4.8 names a button made with gtk_button_new_with_mnemonic() by its raw
+ * label and its text both ("_Add Device Add Device"): a plain button with a
+ * mnemonic label as its child is named by the text alone. */
+GtkWidget *sbd_mnemonic_button(const char *text) {
+        GtkWidget *button = gtk_button_new();
+        GtkWidget *label = gtk_label_new_with_mnemonic(text);
 
-        gtk_css_provider_load_from_data(provider, css, -1);
-        gtk_style_context_add_provider_for_display(gtk_widget_get_display(window), GTK_STYLE_PROVIDER(provider),
-                                                   GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+        gtk_label_set_mnemonic_widget(GTK_LABEL(label), button);
+        gtk_button_set_child(GTK_BUTTON(button), label);
+        return button;
+}
+
+void sbd_mnemonic_button_set(GtkWidget *button, const char *text) {
+        gtk_label_set_text_with_mnemonic(GTK_LABEL(gtk_button_get_child(GTK_BUTTON(button))), text);
+}
+
+const char *sbd_mnemonic_button_text(GtkWidget *button) {
+        return gtk_label_get_text(GTK_LABEL(gtk_button_get_child(GTK_BUTTON(button))));
+}
+
+static void on_toast_dismissed(AdwToast *toast, gpointer user_data) {
+        SbdApp *app = user_data;
+
+        if (app->toast != toast)
+                return; /* an older one, replaced */
+        g_clear_object(&app->toast);
+        g_clear_pointer(&app->error, g_free);
+        sbd_output_model_changed(app);
 }
 
 void sbd_window_show_error(SbdApp *app, const char *text) {
-        gtk_label_set_text(GTK_LABEL(app->error_label), text);
-        gtk_revealer_set_reveal_child(GTK_REVEALER(app->error_revealer), TRUE);
+        AdwToast *toast = adw_toast_new("");
+        GtkWidget *label = gtk_label_new(text);
+
+        sbd_window_clear_error(app);
+        /* the whole message wraps (a plain title would be cut at one line) */
+        gtk_label_set_wrap(GTK_LABEL(label), TRUE);
+        gtk_label_set_wrap_mode(GTK_LABEL(label), PANGO_WRAP_WORD_CHAR);
+        gtk_label_set_max_width_chars(GTK_LABEL(label), 60);
+        gtk_label_set_xalign(GTK_LABEL(label), 0);
+        adw_toast_set_custom_title(toast, label);
+        adw_toast_set_timeout(toast, 0); /* until dismissed: an error must not go unread */
+        g_signal_connect(toast, "dismissed", G_CALLBACK(on_toast_dismissed), app);
+        app->toast = g_object_ref(toast);
+        app->error = g_strdup(text);
+        adw_toast_overlay_add_toast(ADW_TOAST_OVERLAY(app->toasts), toast); /* takes the first reference */
 }
 
 const char *sbd_window_error(SbdApp *app) {
-        if (!gtk_revealer_get_reveal_child(GTK_REVEALER(app->error_revealer)))
-                return NULL;
-        return gtk_label_get_text(GTK_LABEL(app->error_label));
+        return app->error;
 }
 
 void sbd_window_clear_error(SbdApp *app) {
-        gtk_revealer_set_reveal_child(GTK_REVEALER(app->error_revealer), FALSE);
-        gtk_label_set_text(GTK_LABEL(app->error_label), "");
+        g_autoptr(AdwToast) toast = g_steal_pointer(&app->toast);
+
+        g_clear_pointer(&app->error, g_free);
+        if (toast)
+                adw_toast_dismiss(toast);
 }
 
-static void on_dismiss(GtkButton *button, gpointer user_data) {
-        sbd_window_clear_error(user_data);
-        sbd_output_model_changed(user_data);
-}
+static GtkWidget *status_row(GtkWidget *group, const char *title, GtkWidget **value) {
+        GtkWidget *row = adw_action_row_new();
 
-static GtkWidget *build_error_bar(SbdApp *app) {
-        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-        GtkWidget *dismiss = gtk_button_new_from_icon_name("window-close-symbolic");
-
-        app->error_label = gtk_label_new("");
-        gtk_label_set_wrap(GTK_LABEL(app->error_label), TRUE);
-        gtk_label_set_xalign(GTK_LABEL(app->error_label), 0);
-        gtk_widget_set_hexpand(app->error_label, TRUE);
-        gtk_widget_set_tooltip_text(dismiss, "Dismiss");
-        gtk_button_set_has_frame(GTK_BUTTON(dismiss), FALSE);
-        g_signal_connect(dismiss, "clicked", G_CALLBACK(on_dismiss), app);
-        gtk_box_append(GTK_BOX(box), app->error_label);
-        gtk_box_append(GTK_BOX(box), dismiss);
-        gtk_widget_add_css_class(box, "sbd-error");
-
-        app->error_revealer = gtk_revealer_new();
-        gtk_revealer_set_transition_duration(GTK_REVEALER(app->error_revealer), 0);
-        gtk_revealer_set_child(GTK_REVEALER(app->error_revealer), box);
-        return app->error_revealer;
-}
-
-static GtkWidget *status_field(GtkWidget *grid, int row, const char *key, GtkWidget **value) {
-        GtkWidget *k = gtk_label_new(key);
-
-        gtk_widget_add_css_class(k, "sbd-key");
-        gtk_label_set_xalign(GTK_LABEL(k), 1);
+        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
         *value = gtk_label_new("…");
-        gtk_label_set_xalign(GTK_LABEL(*value), 0);
-        gtk_grid_attach(GTK_GRID(grid), k, 0, row, 1, 1);
-        gtk_grid_attach(GTK_GRID(grid), *value, 1, row, 1, 1);
-        return *value;
+        gtk_label_set_selectable(GTK_LABEL(*value), TRUE);
+        gtk_widget_add_css_class(*value, "dim-label");
+        adw_action_row_add_suffix(ADW_ACTION_ROW(row), *value);
+        adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
+        return row;
 }
 
 static GtkWidget *build_status(SbdApp *app) {
-        GtkWidget *grid = gtk_grid_new();
+        GtkWidget *group = adw_preferences_group_new();
+        GtkWidget *state;
 
-        gtk_grid_set_column_spacing(GTK_GRID(grid), 12);
-        gtk_grid_set_row_spacing(GTK_GRID(grid), 4);
-        status_field(grid, 0, "Module sbd", &app->status_label);
-        gtk_grid_attach(GTK_GRID(grid), sbd_module_view_button(app), 2, 0, 1, 1);
-        status_field(grid, 1, "Module version", &app->version_label);
-        status_field(grid, 2, "Daemon", &app->daemon_label);
-        return grid;
-}
-
-static GtkWidget *build_list_header(SbdApp *app) {
-        static const char *const titles[N_COLUMNS] = { "Device", "Label", "Size", "Read-only", "Online", "" };
-        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12);
-
-        gtk_widget_set_margin_start(box, 6);
-        gtk_widget_set_margin_end(box, 6);
-        for (int c = 0; c < N_COLUMNS; c++) {
-                GtkWidget *l = gtk_label_new(titles[c]);
-
-                gtk_label_set_xalign(GTK_LABEL(l), 0);
-                gtk_widget_add_css_class(l, "sbd-header");
-                gtk_widget_set_hexpand(l, c == COLUMN_LABEL);
-                gtk_size_group_add_widget(app->columns[c], l);
-                gtk_box_append(GTK_BOX(box), l);
-        }
-        return box;
+        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(group), _("Kernel module"));
+        state = status_row(group, _("Module sbd"), &app->status_label);
+        adw_action_row_add_suffix(ADW_ACTION_ROW(state), sbd_module_view_button(app));
+        status_row(group, _("Module version"), &app->version_label);
+        status_row(group, _("Daemon version"), &app->daemon_label);
+        return group;
 }
 
 static int compare_rows(GtkListBoxRow *a, GtkListBoxRow *b, gpointer user_data) {
@@ -112,21 +105,23 @@ static int compare_rows(GtkListBoxRow *a, GtkListBoxRow *b, gpointer user_data) 
 }
 
 static GtkWidget *build_list(SbdApp *app) {
-        GtkWidget *scrolled = gtk_scrolled_window_new();
-        GtkWidget *placeholder = gtk_label_new("No devices");
+        GtkWidget *group = adw_preferences_group_new();
+        GtkWidget *placeholder = gtk_label_new(_("No devices"));
 
+        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(group), _("Devices"));
+        adw_preferences_group_set_description(ADW_PREFERENCES_GROUP(group),
+                                              _("Expand a device to edit it; Enter or leaving a field applies."));
         app->list = gtk_list_box_new();
+        sbd_accessible_name(app->list, _("Devices"));
         gtk_list_box_set_selection_mode(GTK_LIST_BOX(app->list), GTK_SELECTION_NONE);
         gtk_list_box_set_sort_func(GTK_LIST_BOX(app->list), compare_rows, NULL, NULL);
+        gtk_widget_add_css_class(placeholder, "dim-label");
         gtk_widget_set_margin_top(placeholder, 12);
         gtk_widget_set_margin_bottom(placeholder, 12);
         gtk_list_box_set_placeholder(GTK_LIST_BOX(app->list), placeholder);
         gtk_widget_add_css_class(app->list, "boxed-list");
-        gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scrolled), app->list);
-        gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-        gtk_scrolled_window_set_propagate_natural_height(GTK_SCROLLED_WINDOW(scrolled), TRUE);
-        gtk_widget_set_vexpand(scrolled, TRUE);
-        return scrolled;
+        adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), app->list);
+        return group;
 }
 
 static void on_add_done(SbdApp *app, GVariant *result, const GError *error, gpointer data) {
@@ -144,7 +139,7 @@ static gboolean add_options(SbdApp *app, GVariantBuilder *options) {
         if (!*id)
                 return TRUE;
         if (sbd_parse_value("u", id, &v) < 0) {
-                text = g_strdup_printf("Could not add a device: “%s” is not a device number.", id);
+                text = g_strdup_printf(_("Could not add a device: “%s” is not a device number."), id);
                 sbd_window_show_error(app, text);
                 return FALSE;
         }
@@ -160,8 +155,8 @@ static void on_add_clicked(GtkButton *button, gpointer user_data) {
         uint64_t bytes;
 
         if (sbd_parse_size(size, &bytes) < 0) {
-                g_autofree char *text = g_strdup_printf("Could not add a device: “%s” is not a size "
-                                                        "(expected bytes, or a number with K, M or G).", size);
+                g_autofree char *text = g_strdup_printf(_("Could not add a device: “%s” is not a size "
+                                                          "(expected bytes, or a number with K, M or G)."), size);
                 sbd_window_show_error(app, text);
                 sbd_output_model_changed(app);
                 return;
@@ -170,58 +165,80 @@ static void on_add_clicked(GtkButton *button, gpointer user_data) {
                 sbd_output_model_changed(app);
                 return;
         }
-        what = g_strdup_printf("add a device of %s", size);
+        what = g_strdup_printf(_("add a device of %s"), size);
         sbd_call(app, SBD_ROOT_PATH, "org.sbd.Sbd1.Manager", "AddDevice",
                  g_variant_new("(ta{sv})", (guint64) bytes, &options), what, on_add_done, NULL, NULL);
 }
 
+static GtkWidget *add_entry_row(GtkWidget *group, const char *title, const char *tooltip) {
+        GtkWidget *row = adw_entry_row_new();
+
+        adw_preferences_row_set_title(ADW_PREFERENCES_ROW(row), title);
+        gtk_widget_set_tooltip_text(row, tooltip);
+        /* its accessible name is its title: AdwEntryRow labels itself with it */
+        adw_preferences_group_add(ADW_PREFERENCES_GROUP(group), row);
+        return row;
+}
+
 static GtkWidget *build_add_form(SbdApp *app) {
-        GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+        GtkWidget *group = adw_preferences_group_new();
 
-        app->add_size = gtk_entry_new();
-        gtk_entry_set_placeholder_text(GTK_ENTRY(app->add_size), "Size, e.g. 64M");
-        gtk_widget_set_tooltip_text(app->add_size, "Capacity of the new disk: bytes, or a number with K, M or G");
-        app->add_id = gtk_entry_new();
-        gtk_entry_set_placeholder_text(GTK_ENTRY(app->add_id), "Number (optional)");
-        gtk_widget_set_tooltip_text(app->add_id, "The device number N of sbdN; empty for the lowest free one");
-        app->add_button = gtk_button_new_with_mnemonic("_Add device");
+        adw_preferences_group_set_title(ADW_PREFERENCES_GROUP(group), _("New device"));
+        app->add_button = sbd_mnemonic_button(_("_Add Device"));
         gtk_widget_add_css_class(app->add_button, "suggested-action");
+        gtk_widget_set_valign(app->add_button, GTK_ALIGN_CENTER);
+        adw_preferences_group_set_header_suffix(ADW_PREFERENCES_GROUP(group), app->add_button);
         g_signal_connect(app->add_button, "clicked", G_CALLBACK(on_add_clicked), app);
-        g_signal_connect_swapped(app->add_size, "activate", G_CALLBACK(gtk_widget_activate), app->add_button);
 
-        gtk_box_append(GTK_BOX(box), app->add_size);
-        gtk_box_append(GTK_BOX(box), app->add_id);
-        gtk_box_append(GTK_BOX(box), app->add_button);
-        return box;
+        app->add_size = add_entry_row(group, _("Size of the new device"),
+                                      _("Capacity of the new disk: bytes, or a number with K, M or G"));
+        app->add_id = add_entry_row(group, _("Device number (optional)"),
+                                    _("The device number N of sbdN; empty for the lowest free one"));
+        /* Enter in either field adds, as the button does */
+        g_signal_connect_swapped(app->add_size, "entry-activated", G_CALLBACK(gtk_widget_activate), app->add_button);
+        g_signal_connect_swapped(app->add_id, "entry-activated", G_CALLBACK(gtk_widget_activate), app->add_button);
+        return group;
 }
 
 static void on_destroy(GtkWidget *window, gpointer user_data) {
         sbd_app_shutdown(user_data);
 }
 
+static GtkWidget *build_header(SbdApp *app) {
+        GtkWidget *header = adw_header_bar_new();
+
+        adw_header_bar_pack_end(ADW_HEADER_BAR(header), sbd_menu_button(app));
+        return header;
+}
+
 void sbd_window_build(SbdApp *app) {
-        GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12);
+        GtkWidget *content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 24);
         GtkWidget *outer = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0);
+        GtkWidget *clamp = adw_clamp_new();
+        GtkWidget *scrolled = gtk_scrolled_window_new();
 
-        for (int c = 0; c < N_COLUMNS; c++)
-                app->columns[c] = gtk_size_group_new(GTK_SIZE_GROUP_HORIZONTAL);
-
-        app->window = gtk_application_window_new(app->gtk);
-        gtk_window_set_title(GTK_WINDOW(app->window), "SBD Manager");
-        gtk_window_set_default_size(GTK_WINDOW(app->window), 720, 420);
+        app->window = adw_application_window_new(GTK_APPLICATION(app->gtk));
+        gtk_window_set_title(GTK_WINDOW(app->window), _("SBD Manager"));
+        gtk_window_set_default_size(GTK_WINDOW(app->window), 640, 720);
         g_signal_connect(app->window, "destroy", G_CALLBACK(on_destroy), app);
-        load_css(app->window);
 
-        gtk_widget_set_margin_start(content, 18);
-        gtk_widget_set_margin_end(content, 18);
-        gtk_widget_set_margin_top(content, 18);
-        gtk_widget_set_margin_bottom(content, 18);
+        gtk_widget_set_margin_start(content, 12);
+        gtk_widget_set_margin_end(content, 12);
+        gtk_widget_set_margin_top(content, 24);
+        gtk_widget_set_margin_bottom(content, 24);
         gtk_box_append(GTK_BOX(content), build_status(app));
-        gtk_box_append(GTK_BOX(content), build_list_header(app));
         gtk_box_append(GTK_BOX(content), build_list(app));
         gtk_box_append(GTK_BOX(content), build_add_form(app));
 
-        gtk_box_append(GTK_BOX(outer), build_error_bar(app));
-        gtk_box_append(GTK_BOX(outer), content);
-        gtk_window_set_child(GTK_WINDOW(app->window), outer);
+        adw_clamp_set_child(ADW_CLAMP(clamp), content);
+        gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scrolled), clamp);
+        gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+        gtk_widget_set_vexpand(scrolled, TRUE);
+        app->toasts = adw_toast_overlay_new();
+        adw_toast_overlay_set_child(ADW_TOAST_OVERLAY(app->toasts), scrolled);
+
+        gtk_box_append(GTK_BOX(outer), build_header(app));
+        gtk_box_append(GTK_BOX(outer), app->toasts);
+        adw_application_window_set_content(ADW_APPLICATION_WINDOW(app->window), outer);
+        sbd_menu_add_actions(app);
 }

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "util.h"
@@ -15,6 +16,8 @@ enum {
         ARG_SYSTEM,
         ARG_ADDRESS,
         ARG_ID,
+        ARG_NO_ASK_PASSWORD,
+        ARG_NO_AUTO_START,
 };
 
 static int verb_help(Context *c, int argc, char **argv) {
@@ -23,15 +26,16 @@ static int verb_help(Context *c, int argc, char **argv) {
 }
 
 static const Verb verbs[] = {
-        { "list",    1,  1, true,  true,  verb_list },
-        { "show",    2,  2, true,  true,  verb_show },
-        { "get",     3,  3, false, true,  verb_get },
-        { "set",     4,  4, false, true,  verb_set },
-        { "add",     2,  2, false, true,  verb_add },
-        { "remove",  2,  2, false, true,  verb_remove },
-        { "module",  1, -1, true,  true,  verb_module },
-        { "monitor", 1,  1, false, true,  verb_monitor },
-        { "help",    1,  1, false, false, verb_help },
+        /* name    args    pager  bus    may ask */
+        { "list",    1,  1, true,  true,  false, verb_list },
+        { "show",    2,  2, true,  true,  false, verb_show },
+        { "get",     3,  3, false, true,  false, verb_get },
+        { "set",     4,  4, false, true,  true,  verb_set },
+        { "add",     2,  2, false, true,  true,  verb_add },
+        { "remove",  2,  2, false, true,  true,  verb_remove },
+        { "module",  1, -1, true,  true,  true,  verb_module },  /* load, unload */
+        { "monitor", 1,  1, false, true,  false, verb_monitor },
+        { "help",    1,  1, false, false, false, verb_help },
 };
 
 void sbdctl_help(void) {
@@ -54,10 +58,18 @@ void sbdctl_help(void) {
                "Options:\n"
                "  -h --help                Show this help\n"
                "     --version             Show the version\n"
-               "     --json                Print JSON (JSON lines for monitor)\n"
+               "     --json=MODE           Print JSON: short, pretty or off (JSON lines for\n"
+               "                           monitor); --json alone is short\n"
+               "  -j                       --json=pretty on a terminal, --json=short otherwise\n"
                "     --no-pager            Do not pipe output into a pager\n"
                "     --no-legend           Do not print table headers and footers\n"
-               "     --system              Talk to sbdd on the system bus (the default)\n"
+               "     --no-ask-password     Do not ask for a password (polkit), fail instead\n"
+               "     --no-auto-start       Do not start sbdd by D-Bus activation (completion)\n"
+               "     --system              Talk to sbdd on the local system bus (the default)\n"
+               "  -H --host=[USER@]HOST[:PORT]\n"
+               "                           Talk to sbdd on a remote host's system bus, over ssh\n"
+               "  -M --machine=[USER@]CONTAINER\n"
+               "                           Talk to sbdd in a local container (systemd-machined)\n"
                "     --address=ADDRESS     Talk to sbdd on the bus at ADDRESS\n"
                "     --id=N                With add: the device number to create\n\n"
                "See the sbdctl(1) man page for details.\n");
@@ -76,15 +88,52 @@ static int parse_id(const char *s, uint32_t *ret) {
         return 0;
 }
 
+/* --json=MODE, as systemd's tools take it; "help" lists the modes. */
+static int parse_json(const char *mode, SbdctlArgs *a) {
+        if (!mode || streq(mode, "short"))
+                a->json = SBD_JSON_SHORT;
+        else if (streq(mode, "pretty"))
+                a->json = SBD_JSON_PRETTY;
+        else if (streq(mode, "off"))
+                a->json = SBD_JSON_OFF;
+        else if (streq(mode, "help")) {
+                printf("short\npretty\noff\n");
+                a->json_help = true;
+        } else {
+                fprintf(stderr, "sbdctl: Unknown --json mode '%s': expected short, pretty or off.\n", mode);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* The last of --system, --address, -H and -M says which bus. */
+static int set_transport(SbdctlArgs *a, SbdTransport t, const char *arg) {
+        if (t != TRANSPORT_LOCAL && (!arg || !*arg)) {
+                fprintf(stderr, "sbdctl: %s needs a value.\n",
+                        t == TRANSPORT_REMOTE ? "--host" : t == TRANSPORT_MACHINE ? "--machine" : "--address");
+                return -EINVAL;
+        }
+        a->transport = t;
+        a->address = t == TRANSPORT_ADDRESS ? arg : NULL;
+        a->host = t == TRANSPORT_REMOTE ? arg : NULL;
+        a->machine = t == TRANSPORT_MACHINE ? arg : NULL;
+        return 0;
+}
+
 static int parse_option(int c, SbdctlArgs *a) {
         switch (c) {
         case 'h': a->help = true; return 0;
         case ARG_VERSION: a->version = true; return 0;
-        case ARG_JSON: a->json = true; return 0;
+        case ARG_JSON: return parse_json(optarg, a);
+        case 'j': a->json = isatty(STDOUT_FILENO) ? SBD_JSON_PRETTY : SBD_JSON_SHORT; return 0;
         case ARG_NO_PAGER: a->no_pager = true; return 0;
         case ARG_NO_LEGEND: a->no_legend = true; return 0;
-        case ARG_SYSTEM: a->address = NULL; return 0;
-        case ARG_ADDRESS: a->address = optarg; return 0;
+        case ARG_NO_ASK_PASSWORD: a->no_ask_password = true; return 0;
+        case ARG_NO_AUTO_START: a->no_auto_start = true; return 0;
+        case ARG_SYSTEM: return set_transport(a, TRANSPORT_LOCAL, NULL);
+        case ARG_ADDRESS: return set_transport(a, TRANSPORT_ADDRESS, optarg);
+        case 'H': return set_transport(a, TRANSPORT_REMOTE, optarg);
+        case 'M': return set_transport(a, TRANSPORT_MACHINE, optarg);
         case ARG_ID:
                 a->has_id = true;
                 return parse_id(optarg, &a->id);
@@ -97,19 +146,23 @@ int sbdctl_parse_args(int argc, char **argv, SbdctlArgs *ret) {
         static const struct option options[] = {
                 { "help",      no_argument,       NULL, 'h' },
                 { "version",   no_argument,       NULL, ARG_VERSION },
-                { "json",      no_argument,       NULL, ARG_JSON },
-                { "no-pager",  no_argument,       NULL, ARG_NO_PAGER },
-                { "no-legend", no_argument,       NULL, ARG_NO_LEGEND },
-                { "system",    no_argument,       NULL, ARG_SYSTEM },
-                { "address",   required_argument, NULL, ARG_ADDRESS },
-                { "id",        required_argument, NULL, ARG_ID },
+                { "json",            optional_argument, NULL, ARG_JSON },
+                { "no-pager",        no_argument,       NULL, ARG_NO_PAGER },
+                { "no-legend",       no_argument,       NULL, ARG_NO_LEGEND },
+                { "no-ask-password", no_argument,       NULL, ARG_NO_ASK_PASSWORD },
+                { "no-auto-start",   no_argument,       NULL, ARG_NO_AUTO_START },
+                { "system",          no_argument,       NULL, ARG_SYSTEM },
+                { "host",            required_argument, NULL, 'H' },
+                { "machine",         required_argument, NULL, 'M' },
+                { "address",         required_argument, NULL, ARG_ADDRESS },
+                { "id",              required_argument, NULL, ARG_ID },
                 {}
         };
         SbdctlArgs a = {};
         int c, r;
 
         optind = 0; /* full reinitialisation, so that tests may parse more than once */
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0) {
+        while ((c = getopt_long(argc, argv, "hjH:M:", options, NULL)) >= 0) {
                 r = parse_option(c, &a);
                 if (r < 0)
                         return r;

@@ -11,10 +11,16 @@
 typedef struct SbdctlArgs {
         bool help;
         bool version;
-        bool json;
+        bool json_help;         /* --json=help: the modes were listed */
+        SbdJsonMode json;
         bool no_pager;
         bool no_legend;
-        const char *address;    /* NULL: the system bus */
+        bool no_ask_password;
+        bool no_auto_start;     /* never D-Bus-activate sbdd (completion) */
+        SbdTransport transport;
+        const char *address;    /* TRANSPORT_ADDRESS: the bus's address */
+        const char *host;       /* TRANSPORT_REMOTE: [USER@]HOST[:PORT] */
+        const char *machine;    /* TRANSPORT_MACHINE: [USER@]NAME */
         bool has_id;
         uint32_t id;
         int argc;               /* the command and its arguments; 0: the default command */
@@ -27,6 +33,7 @@ typedef struct Verb {
         int max_args;           /* -1: any number */
         bool pager;             /* whether its output may go through a pager */
         bool needs_bus;
+        bool may_ask;           /* may need polkit's authorization: the text agent runs */
         VerbFunction function;
 } Verb;
 

@@ -1,24 +1,44 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 #include "bus.h"
 #include "names.h"
 
-int sbd_bus_connect(const char *address, bool interactive, sd_bus **ret) {
+static int open_address(const char *address, sd_bus **ret) {
         _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
         int r;
 
-        if (!address)
+        r = sd_bus_new(&bus);
+        if (r >= 0)
+                r = sd_bus_set_address(bus, address);
+        if (r >= 0)
+                r = sd_bus_set_bus_client(bus, 1);
+        if (r >= 0)
+                r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+int sbd_bus_connect(SbdTransport transport, const char *where, bool interactive, sd_bus **ret) {
+        _cleanup_(sd_bus_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        switch (transport) {
+        case TRANSPORT_REMOTE: /* ssh -xT [-p PORT] [USER@]HOST systemd-stdio-bridge */
+                r = sd_bus_open_system_remote(&bus, where);
+                break;
+        case TRANSPORT_MACHINE: /* the container's system bus, through systemd-machined */
+                r = sd_bus_open_system_machine(&bus, where);
+                break;
+        case TRANSPORT_ADDRESS:
+                r = open_address(where, &bus);
+                break;
+        default:
                 r = sd_bus_open_system(&bus);
-        else {
-                r = sd_bus_new(&bus);
-                if (r >= 0)
-                        r = sd_bus_set_address(bus, address);
-                if (r >= 0)
-                        r = sd_bus_set_bus_client(bus, 1);
-                if (r >= 0)
-                        r = sd_bus_start(bus);
         }
         if (r < 0)
                 return r;
@@ -36,6 +56,32 @@ int sbd_bus_connect(const char *address, bool interactive, sd_bus **ret) {
         }
 
         *ret = TAKE_PTR(bus);
+        return 0;
+}
+
+const char *sbd_bus_describe(SbdTransport transport, const char *where, char *buf, size_t size) {
+        switch (transport) {
+        case TRANSPORT_REMOTE:
+                snprintf(buf, size, "the system bus of host %s", where);
+                return buf;
+        case TRANSPORT_MACHINE:
+                snprintf(buf, size, "the system bus of machine %s", where);
+                return buf;
+        case TRANSPORT_ADDRESS:
+                return where;
+        default:
+                return "the system bus";
+        }
+}
+
+int sbd_bus_check_running(sd_bus *bus) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "GetNameOwner", &error, NULL, "s", SBD_BUS_NAME);
+        if (r < 0)
+                return sbd_log_bus_error(-ESRCH, &error, "sbdd is not running, and --no-auto-start does not start it");
         return 0;
 }
 

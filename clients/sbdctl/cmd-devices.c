@@ -10,9 +10,9 @@
 #include "util.h"
 #include "values.h"
 
-static void print_device_json(const char *path) {
+static void print_device_json(const Context *c, const char *path) {
         _cleanup_free_ char *name = NULL;
-        SbdJson j = sbd_json_new(stdout);
+        SbdJson j = sbd_json_new(stdout, c->json_pretty);
 
         sbd_json_begin_object(&j);
         sbd_json_key(&j, "name");
@@ -70,7 +70,7 @@ int verb_add(Context *c, int argc, char **argv) {
                 return sbd_log_errno(r, "Failed to read the reply");
 
         if (c->json)
-                print_device_json(path);
+                print_device_json(c, path);
         else if (sbd_object_name(path, &name) >= 0)
                 printf("Created %s (%s).\n", name, path);
         return 0;
@@ -92,6 +92,6 @@ int verb_remove(Context *c, int argc, char **argv) {
         if (r < 0)
                 return sbd_log_bus_error(r, &error, "Failed to remove %s", argv[1]);
         if (c->json)
-                print_device_json(path);
+                print_device_json(c, path);
         return 0;
 }

@@ -27,8 +27,8 @@ static void json_optional_string(SbdJson *j, const char *key, const char *s) {
                 sbd_json_null(j);
 }
 
-static void list_json(const SbdDevices *list) {
-        SbdJson j = sbd_json_new(stdout);
+static void list_json(const Context *c, const SbdDevices *list) {
+        SbdJson j = sbd_json_new(stdout, c->json_pretty);
 
         sbd_json_begin_array(&j);
         for (size_t i = 0; i < list->n; i++) {
@@ -106,7 +106,7 @@ int verb_list(Context *c, int argc, char **argv) {
                 return sbd_log_bus_error(r, &error, "Failed to list the devices");
 
         if (c->json)
-                list_json(&list);
+                list_json(c, &list);
         else
                 r = list_table(c, &list);
         return r;

@@ -114,9 +114,9 @@ static void json_key_snake(SbdJson *j, const char *name) {
         sbd_json_key(j, key);
 }
 
-static int print_module_json(ModuleInfo *m) {
+static int print_module_json(const Context *c, ModuleInfo *m) {
         sd_bus_message *msg = m->module;
-        SbdJson j = sbd_json_new(stdout);
+        SbdJson j = sbd_json_new(stdout, c->json_pretty);
         int r;
 
         sbd_json_begin_object(&j);
@@ -148,7 +148,7 @@ static int module_status(Context *c) {
         r = module_info_load(c->bus, &m);
         if (r < 0)
                 return r;
-        return c->json ? print_module_json(&m) : print_module_text(c, &m);
+        return c->json ? print_module_json(c, &m) : print_module_text(c, &m);
 }
 
 static int build_load(Context *c, int n, char **params, sd_bus_message **ret) {

@@ -100,7 +100,7 @@ static int print_invalidated(Context *c, SbdJson *j, sd_bus_message *m, bool any
 
 static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         Context *c = userdata;
-        SbdJson j = sbd_json_new(stdout);
+        SbdJson j = sbd_json_new(stdout, false) /* JSON lines */;
         const char *interface;
         int r;
 
@@ -120,7 +120,7 @@ static int on_properties_changed(sd_bus_message *m, void *userdata, sd_bus_error
 
 static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         Context *c = userdata;
-        SbdJson j = sbd_json_new(stdout);
+        SbdJson j = sbd_json_new(stdout, false) /* JSON lines */;
         const char *path, *interface;
         int r;
 
@@ -155,7 +155,7 @@ static int on_interfaces_added(sd_bus_message *m, void *userdata, sd_bus_error *
 
 static int on_interfaces_removed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         Context *c = userdata;
-        SbdJson j = sbd_json_new(stdout);
+        SbdJson j = sbd_json_new(stdout, false) /* JSON lines */;
         const char *path, *interface;
         int r;
 
@@ -184,7 +184,7 @@ static int on_interfaces_removed(sd_bus_message *m, void *userdata, sd_bus_error
 
 static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         Context *c = userdata;
-        SbdJson j = sbd_json_new(stdout);
+        SbdJson j = sbd_json_new(stdout, false) /* JSON lines */;
         const char *name, *old_owner, *new_owner;
 
         if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0)

@@ -210,7 +210,7 @@ static int show_json(Context *c, const SbdTarget *t) {
         SbdJson j;
         int r;
 
-        j = sbd_json_new(open_memstream(&buf, &size));
+        j = sbd_json_new(open_memstream(&buf, &size), c->json_pretty);
         if (!j.f)
                 return sbd_log_errno(-ENOMEM, "Failed to build the output");
         sbd_json_begin_object(&j);

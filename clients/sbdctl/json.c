@@ -25,7 +25,15 @@ void sbd_json_write_string(FILE *f, const char *s) {
         fputc('"', f);
 }
 
-/* Emits the comma before a value, unless it follows a key. */
+static void newline(SbdJson *j, unsigned depth) {
+        if (!j->pretty)
+                return;
+        fputc('\n', j->f);
+        for (unsigned i = 0; i < depth; i++)
+                fputs("  ", j->f);
+}
+
+/* Emits the comma before a value (and, pretty, its line), unless it follows a key. */
 static void before_value(SbdJson *j) {
         if (j->after_key) {
                 j->after_key = false;
@@ -36,6 +44,7 @@ static void before_value(SbdJson *j) {
         if (j->has_items[j->depth - 1])
                 fputc(',', j->f);
         j->has_items[j->depth - 1] = true;
+        newline(j, j->depth);
 }
 
 static void open_container(SbdJson *j, char c) {
@@ -49,6 +58,8 @@ static void open_container(SbdJson *j, char c) {
 static void close_container(SbdJson *j, char c) {
         if (j->depth > 0)
                 j->depth--;
+        if (j->depth < SBD_JSON_MAX_DEPTH && j->has_items[j->depth])
+                newline(j, j->depth); /* an empty one stays "{}" */
         fputc(c, j->f);
 }
 
@@ -71,7 +82,7 @@ void sbd_json_end_array(SbdJson *j) {
 void sbd_json_key(SbdJson *j, const char *key) {
         before_value(j);
         sbd_json_write_string(j->f, key);
-        fputc(':', j->f);
+        fputs(j->pretty ? ": " : ":", j->f);
         j->after_key = true;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* A minimal streaming JSON writer: compact output, commas placed for the caller. */
+/* A minimal streaming JSON writer: compact (one line) or pretty (indented by
+ * two spaces, one member a line), commas placed for the caller. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -14,10 +15,11 @@ typedef struct SbdJson {
         unsigned depth;
         bool has_items[SBD_JSON_MAX_DEPTH];
         bool after_key;
+        bool pretty;
 } SbdJson;
 
-static inline SbdJson sbd_json_new(FILE *f) {
-        return (SbdJson) { .f = f };
+static inline SbdJson sbd_json_new(FILE *f, bool pretty) {
+        return (SbdJson) { .f = f, .pretty = pretty };
 }
 
 void sbd_json_begin_object(SbdJson *j);

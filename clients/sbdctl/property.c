@@ -9,8 +9,8 @@
 
 #define PROPERTIES_INTERFACE "org.freedesktop.DBus.Properties"
 
-static int print_json(sd_bus_message *reply, const SbdTarget *t) {
-        SbdJson j = sbd_json_new(stdout);
+static int print_json(Context *c, sd_bus_message *reply, const SbdTarget *t) {
+        SbdJson j = sbd_json_new(stdout, c->json_pretty);
         int r;
 
         sbd_json_begin_object(&j);
@@ -41,7 +41,7 @@ int sbd_property_print(Context *c, const SbdTarget *t) {
                 return sbd_log_bus_error(r, &error, "Failed to get %s of %s", t->property->name, t->name);
 
         if (c->json)
-                r = print_json(reply, t);
+                r = print_json(c, reply, t);
         else {
                 r = sbd_value_to_text(reply, false, &text);
                 if (r >= 0)

@@ -7,9 +7,25 @@
 #include <stdint.h>
 #include <systemd/sd-bus.h>
 
+/* --json=MODE: off, one line per document, or indented for people. */
+typedef enum SbdJsonMode {
+        SBD_JSON_OFF,
+        SBD_JSON_SHORT,
+        SBD_JSON_PRETTY,
+} SbdJsonMode;
+
+/* Which system bus: the local one, a bus at an address, over ssh, in a container. */
+typedef enum SbdTransport {
+        TRANSPORT_LOCAL,
+        TRANSPORT_ADDRESS,
+        TRANSPORT_REMOTE,
+        TRANSPORT_MACHINE,
+} SbdTransport;
+
 typedef struct Context {
         sd_bus *bus;
         bool json;              /* one JSON document on stdout (JSON lines for monitor) */
+        bool json_pretty;       /* --json=pretty: indented (monitor stays one line per event) */
         bool legend;            /* table headers and footers */
         bool colors;
         bool has_id;            /* add --id N */

@@ -10,10 +10,13 @@
 #include "values.h"
 
 bool sbd_colors_wanted(void) {
-        const char *e = getenv("SBD_COLORS"), *term = getenv("TERM");
+        const char *e = getenv("SYSTEMD_COLORS"), *term = getenv("TERM");
 
+        /* as systemd's tools: a boolean, or a colour mode (which means yes) */
         if (e && sbd_parse_bool(e) >= 0)
                 return sbd_parse_bool(e) > 0;
+        if (e && (streq(e, "16") || streq(e, "256") || streq(e, "24bit")))
+                return true;
         if (getenv("NO_COLOR"))
                 return false;
         if (!term || streq(term, "dumb"))
@@ -30,36 +33,40 @@ static void copy_through(void) {
                         break;
 }
 
+/* $SYSTEMD_PAGER, else $PAGER; NULL when neither is set. */
+static const char *pager_wanted(void) {
+        const char *pager = getenv("SYSTEMD_PAGER");
+
+        return pager ?: getenv("PAGER");
+}
+
 /* Runs in the child: becomes the pager, reading what the parent writes. */
-_Noreturn static void run_pager(int fd) {
-        const char *pager = getenv("SBD_PAGER") ?: getenv("PAGER");
+_Noreturn static void run_pager(int fd, const char *pager) {
+        const char *less = getenv("SYSTEMD_LESS");
 
         if (dup2(fd, STDIN_FILENO) < 0)
                 _exit(EXIT_FAILURE);
         close(fd);
-        setenv("LESS", "FRSXMK", 0);
+        /* as systemd's tools: $SYSTEMD_LESS, else FRSXMK, replaces $LESS */
+        setenv("LESS", less ?: "FRSXMK", 1);
         setenv("LESSCHARSET", "utf-8", 0);
 
-        if (pager && *pager && !streq(pager, "cat"))
+        if (pager)
                 execl("/bin/sh", "sh", "-c", pager, (char *) NULL);
-        if (!pager || !streq(pager, "cat")) {
-                execlp("less", "less", (char *) NULL);
-                execlp("more", "more", (char *) NULL);
-        }
+        execlp("pager", "pager", (char *) NULL);
+        execlp("less", "less", (char *) NULL);
+        execlp("more", "more", (char *) NULL);
         copy_through();
         _exit(EXIT_SUCCESS);
 }
 
-pid_t sbd_pager_open(void) {
-        int fds[2];
+pid_t sbd_fork_with_pipe(int fds[2]) {
         pid_t pid;
 
-        if (!isatty(STDOUT_FILENO))
-                return 0;
         if (pipe2(fds, O_CLOEXEC) < 0)
                 return -errno;
-
         fflush(stdout);
+        fflush(stderr);
         pid = fork();
         if (pid < 0) {
                 int r = -errno;
@@ -67,9 +74,25 @@ pid_t sbd_pager_open(void) {
                 close(fds[1]);
                 return r;
         }
+        return pid;
+}
+
+pid_t sbd_pager_open(void) {
+        const char *pager = pager_wanted();
+        int fds[2];
+        pid_t pid;
+
+        if (!isatty(STDOUT_FILENO))
+                return 0;
+        /* an empty pager, or "cat", turns paging off */
+        if (pager && (!*pager || streq(pager, "cat")))
+                return 0;
+        pid = sbd_fork_with_pipe(fds);
+        if (pid < 0)
+                return pid;
         if (pid == 0) {
                 close(fds[1]);
-                run_pager(fds[0]);
+                run_pager(fds[0], pager);
         }
 
         close(fds[0]);

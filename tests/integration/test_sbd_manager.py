@@ -19,6 +19,7 @@ import struct
 import subprocess
 import tempfile
 import time
+import unittest
 
 import sbdtest
 from sbdtest import DEVICE_IFACE, device_path
@@ -55,6 +56,7 @@ class ManagerTestCase(sbdtest.SbdTestCase):
         # umockdev's preload, whose wrappers must not see Xvfb's descriptor.
         cls.xvfb_dir = tempfile.mkdtemp(prefix='sbd-xvfb-')
         number_file = os.path.join(cls.xvfb_dir, 'display')
+        open(number_file, 'w').close()  # read below before the shell may have created it
         cls.xvfb = subprocess.Popen(['sh', '-c', 'exec Xvfb -displayfd 3 -noreset -nolisten tcp '
                                      '-screen 0 1024x768x24 3>"$0"', number_file],
                                     env=client_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -150,7 +152,11 @@ class Show(ManagerTestCase):
                       self.get(device_path(1), DEVICE_IFACE, 'Label') == 'scratch')
         with tempfile.TemporaryDirectory() as d:
             png = os.path.join(d, 'window.png')
-            self.run_manager('--screenshot', png)
+            # a device expanded, as the README shows it; and an error's toast
+            lines, _ = self.run_manager('--dump-model', '--expand', 'sbd1', '--add', '12x', '--screenshot', png,
+                                        status=1)
+            self.assertEqual(lines[0], {'action': 'expand sbd1', 'error': None})
+            self.assertRegex(lines[1]['error'], r'^Could not add a device: “12x” is not a size')
             with open(png, 'rb') as f:
                 head = f.read(24)
             self.assertEqual(head[:8], b'\x89PNG\r\n\x1a\n')
@@ -306,6 +312,123 @@ class Edit(ManagerTestCase):
         self.assertRegex(lines[0]['error'], r'^Could not unload the sbd module: .+\.$')
         self.assertNotIn('not authorized', lines[0]['error'])
         self.assertEqual(lines[1]['devices'], [device(0), device(1)])
+
+
+# Roles a user operates: each must carry a name a screen reader can say.
+CONTROL_ROLES = {'push button', 'toggle button', 'check box', 'text', 'entry', 'password text',
+                 'menu item', 'check menu item', 'radio menu item', 'spin button', 'combo box', 'slider',
+                 'radio button', 'link', 'list item'}
+
+
+class Accessibility(ManagerTestCase):
+    """The window as assistive technologies see it: the AT-SPI tree, read by
+    a11y_tree.py on its own session bus (with its own AT-SPI bus), on Xvfb."""
+
+    def tree(self, *args, keys=(), until=()):
+        env = sbdtest.env_outside_testbed()
+        env['DISPLAY'] = self.display
+        env['GDK_BACKEND'] = 'x11'
+        for k in ('GTK_A11Y', 'NO_AT_BRIDGE', 'DBUS_SESSION_BUS_ADDRESS'):
+            env.pop(k, None)
+        helper = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'a11y_tree.py')
+        cmd = ['dbus-run-session', '--', '/usr/bin/python3', helper]
+        for k in keys:
+            cmd += ['--keys', k]
+        for n in until:
+            cmd += ['--until', n]
+        p = subprocess.run(cmd + [self.manager_path] + list(args), env=env, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stderr.decode())
+        # the AT-SPI registry, started on that bus, may print to the same stdout
+        tree = json.loads(p.stdout.decode().strip().splitlines()[-1])
+        if os.environ.get('SBD_A11Y_DUMP'):  # to look at what a screen reader gets
+            with open(os.environ['SBD_A11Y_DUMP'], 'w') as f:
+                json.dump(tree, f)
+        return tree
+
+    @staticmethod
+    def nodes(tree):
+        for n in tree['children']:
+            yield n
+            yield from Accessibility.nodes(n)
+
+    def controls(self, window):
+        return [n for n in self.nodes(window) if n['role'] in CONTROL_ROLES]
+
+    def assert_all_named(self, window):
+        unnamed = [n['role'] for n in self.controls(window) if not n['name'].strip()]
+        self.assertEqual(unnamed, [], 'controls without an accessible name in %r' % window['name'])
+
+    def test_every_control_has_a_name(self):
+        t = self.tree(until=['Remove sbd1'])
+        self.assertEqual(t['model'], self.model())
+        window = t['windows'][0]
+        self.assertEqual((window['role'], window['name']), ('frame', 'SBD Manager'))
+        self.assert_all_named(window)
+        named = {(n['role'], n['name']) for n in self.controls(window)}
+        for control in [('push button', 'Main Menu'), ('push button', 'Unload…'),
+                        ('push button', 'Remove sbd0'), ('push button', 'Remove sbd1'),
+                        ('push button', 'Add Device'),
+                        ('text', 'Size of the new device'), ('text', 'Device number (optional)'),
+                        ('list item', 'Module sbd'),
+                        ]:
+            self.assertIn(control, named)
+        # a device's rows: its label and size fields and its two switches
+        # (named by their rows' titles; the device's row, around them, says which)
+        dev = [n for n in self.nodes(window) if n['name'] == 'sbd1' and n['role'] == 'list item']
+        self.assertTrue(dev, named)
+        inside = {(n['role'], n['name']) for n in self.nodes(dev[0])}
+        for control in [('text', 'Label'), ('text', 'Size'), ('check box', 'Read-only'),
+                        ('check box', 'Online')]:
+            self.assertIn(control, inside)
+
+    def test_shortcuts_window_and_menu_by_keyboard(self):
+        # Ctrl+? opens the shortcuts window: every shortcut in it is named
+        t = self.tree(keys=['Control+question'], until=['Keyboard Shortcuts', 'New Device'])
+        titles = [w['name'] for w in t['windows']]
+        self.assertIn('Keyboard Shortcuts', titles)
+        shortcuts = t['windows'][titles.index('Keyboard Shortcuts')]
+        names = {n['name'] for n in self.nodes(shortcuts)}
+        for s in ('Show Shortcuts', 'Main Menu', 'Close Window', 'Quit', 'New Device'):
+            self.assertIn(s, names)
+        # F10 opens the primary menu: About and Keyboard Shortcuts, named
+        t = self.tree(keys=['F10'], until=['About SBD Manager'])
+        items = {n['name'] for w in t['windows'] for n in self.nodes(w) if n['role'] == 'menu item'}
+        self.assertEqual(items, {'Keyboard Shortcuts', 'About SBD Manager'})
+
+
+class Files(unittest.TestCase):
+    """The desktop file and the AppStream metainfo, checked by their own tools."""
+
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'clients', 'sbd-manager')
+
+    def validate(self, cmd, name):
+        p = subprocess.run(cmd + [os.path.join(self.source, name)], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        return p.stdout + p.stderr
+
+    def test_desktop_file(self):
+        out = self.validate(['desktop-file-validate'], 'org.sbd.Manager.desktop')
+        self.assertEqual(out, '')  # not even a hint
+
+    def test_metainfo(self):
+        out = self.validate(['appstreamcli', 'validate', '--no-net', '--explain'], 'org.sbd.Manager.metainfo.xml')
+        self.assertIn('Validation was successful', out)
+        self.assertNotRegex(out, r'(?m)^[EW]:')
+
+    def test_translation_template_is_current(self):
+        # every string marked for translation is in the .pot, and nothing else
+        root = os.path.join(self.source, '..', '..')
+        pot = os.path.join(root, 'clients', 'po', 'sbd-manager.pot')
+        with tempfile.TemporaryDirectory() as d:
+            fresh = os.path.join(d, 'fresh.pot')
+            subprocess.run(['xgettext', '--from-code=UTF-8', '-k_', '-kN_', '-D', root,
+                            '--files-from', os.path.join(root, 'clients', 'po', 'POTFILES'), '-o', fresh],
+                           check=True)
+            for a, b in ((fresh, pot), (pot, fresh)):
+                p = subprocess.run(['msgcmp', '--use-untranslated', a, b], capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, 'clients/po/sbd-manager.pot is out of date '
+                                 '(meson compile sbd-manager-pot):\n' + p.stderr)
 
 
 if __name__ == '__main__':

@@ -10,7 +10,12 @@ the real one.
 
 import json
 import os
+import fcntl
 import pty
+import select
+import shutil
+import tempfile
+import termios
 import signal
 import subprocess
 import time
@@ -23,7 +28,7 @@ PROPERTY_READ_ONLY = 'org.freedesktop.DBus.Error.PropertyReadOnly'
 
 
 def client_env():
-    return sbdtest.env_outside_testbed('SBD_PAGER', 'PAGER', 'SBD_COLORS')
+    return sbdtest.env_outside_testbed('SYSTEMD_PAGER', 'PAGER', 'SYSTEMD_COLORS', 'NO_COLOR', 'SYSTEMD_LESS')
 
 
 class SbdctlTestCase(sbdtest.SbdTestCase):
@@ -536,7 +541,7 @@ class Completion(SbdctlTestCase):
         self.assertEqual(self.complete('sbdctl '),
                          ['list', 'show', 'get', 'set', 'add', 'remove', 'module', 'monitor', 'help'])
         self.assertEqual(self.complete('sbdctl s'), ['show', 'set'])
-        self.assertEqual(self.complete('sbdctl --no'), ['--no-pager', '--no-legend'])
+        self.assertEqual(self.complete('sbdctl --no-l'), ['--no-legend'])
         self.assertEqual(self.complete('sbdctl module '), ['load', 'unload'])
         self.assertEqual(self.complete('sbdctl module load max'), ['max_size='])
 
@@ -548,6 +553,19 @@ class Completion(SbdctlTestCase):
         self.assertEqual(self.complete('sbdctl --address=%s get ' % os.environ['DBUS_SYSTEM_BUS_ADDRESS']),
                          ['sbd0', 'sbd1', 'sbd12'])
 
+    def test_options_of_systemds_tools(self):
+        self.assertEqual(self.complete('sbdctl --json='), ['--json=short', '--json=pretty', '--json=off'])
+        self.assertEqual(self.complete('sbdctl --ho'), ['--host='])
+        self.assertEqual(self.complete('sbdctl --no-a'), ['--no-ask-password', '--no-auto-start'])
+
+    def test_never_starts_the_daemon(self):
+        # completion asks with --no-auto-start (and never for a password)
+        script = os.path.join(sbdtest.HERE, '..', '..', 'clients', 'completion', 'sbdctl')
+        with open(script) as f:
+            self.assertIn('--no-auto-start --no-ask-password', f.read())
+        self.stop_sbdd()
+        self.assertEqual(self.complete('sbdctl show '), [])
+
     def test_attributes_from_the_daemon(self):
         self.assertEqual(self.complete('sbdctl get sbd0 Re'), ['ReadOnly'])
         self.assertEqual(self.complete('sbdctl set sbd1 Power'),
@@ -557,6 +575,231 @@ class Completion(SbdctlTestCase):
         self.assertEqual(self.complete('sbdctl set sbd0 Online n'), ['no'])
         self.assertEqual(self.complete('sbdctl set sbd0 label '), [])
         self.assertEqual(self.complete('sbdctl get sbd9 '), [])
+
+
+
+class SystemdStyle(SbdctlTestCase):
+    """What sbdctl shares with systemd's tools: --json modes, the pager and
+    colours through a terminal, polkit's text agent, -H and -M."""
+
+    def on_terminal(self, *args, env=None, uid=None):
+        """Runs sbdctl with stdin, stdout and stderr on a new pseudo-terminal,
+        as on a console; returns (exit status, everything the terminal got)."""
+        cmd = [self.sbdctl_path] + list(args)
+        if uid is not None:
+            cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups'] + cmd
+        e = client_env()
+        e['TERM'] = 'xterm'
+        e.update(env or {})
+        leader, follower = pty.openpty()
+        try:
+            def controlling_terminal():  # as a login shell has it (pkttyagent opens /dev/tty)
+                os.setsid()
+                fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+            p = subprocess.Popen(cmd, env=e, stdin=follower, stdout=follower, stderr=follower,
+                                 preexec_fn=controlling_terminal)
+            os.close(follower)
+            follower = None
+            out = b''
+            end = time.monotonic() + 30
+            while time.monotonic() < end:
+                ready, _, _ = select.select([leader], [], [], 1)
+                if ready:
+                    try:
+                        chunk = os.read(leader, 65536)
+                    except OSError:  # EIO: every writer closed the terminal
+                        break
+                    if not chunk:
+                        break
+                    out += chunk
+                elif p.poll() is not None:
+                    break
+            status = p.wait(30)
+        finally:
+            if follower is not None:
+                os.close(follower)
+            os.close(leader)
+        return status, out.decode().replace('\r\n', '\n')
+
+    def test_json_modes(self):
+        short, _ = self.sbdctl('--json=short', 'list')
+        pretty, _ = self.sbdctl('--json=pretty', 'list')
+        self.assertEqual(len(short.splitlines()), 1)
+        self.assertGreater(len(pretty.splitlines()), 10)
+        self.assertIn('\n  {\n    "name": "sbd0",\n', pretty)
+        self.assertEqual(json.loads(pretty), json.loads(short))
+        self.assertEqual(self.sbdctl('--json', 'list')[0], short)  # --json alone: short
+        self.assertEqual(self.sbdctl('--json=off', 'list')[0], self.sbdctl('list')[0])
+        self.assertEqual(self.sbdctl('-j', 'list')[0], short)  # not a terminal: short
+        self.assertEqual(json.loads(self.sbdctl('--json=pretty', 'show', 'sbd0')[0])['name'], 'sbd0')
+        self.assertEqual(self.sbdctl('--json=help')[0], 'short\npretty\noff\n')
+        _, err = self.sbdctl('--json=long', 'list', status=1)
+        self.assertIn("Unknown --json mode 'long'", err)
+        # on a terminal, -j is pretty
+        status, out = self.on_terminal('-j', 'get', 'sbd0', 'size')
+        self.assertEqual(status, 0, out)
+        self.assertIn('{\n  "path": "/org/sbd/Sbd1/devices/sbd0",\n', out)
+
+    def test_pager(self):
+        pager = 'sed "s/^/PAGED:/"'
+        self.on_terminal = lambda *a, env: SystemdStyle.on_terminal(self, *a, env=dict(env, NO_COLOR='1'))
+        status, out = self.on_terminal('list', env={'SYSTEMD_PAGER': pager, 'PAGER': 'false'})
+        self.assertEqual(status, 0, out)
+        self.assertRegex(out, r'(?m)^PAGED:sbd0 ')
+        _, out = self.on_terminal('list', env={'PAGER': pager})
+        self.assertRegex(out, r'(?m)^PAGED:sbd0 ')
+        # an empty SYSTEMD_PAGER turns paging off, whatever PAGER says; so does cat
+        for env in ({'SYSTEMD_PAGER': '', 'PAGER': pager}, {'PAGER': ''}, {'SYSTEMD_PAGER': 'cat'}):
+            status, out = self.on_terminal('list', env=env)
+            self.assertEqual(status, 0, out)
+            self.assertRegex(out, r'(?m)^sbd0 ', env)
+            self.assertNotIn('PAGED:', out)
+        _, out = self.on_terminal('--no-pager', 'list', env={'PAGER': pager})
+        self.assertNotIn('PAGED:', out)
+        # SYSTEMD_LESS is less's LESS
+        _, out = self.on_terminal('list', env={'PAGER': 'echo "LESS=$LESS"; cat >/dev/null',
+                                               'SYSTEMD_LESS': 'FRX', 'LESS': 'other'})
+        self.assertIn('LESS=FRX', out)
+
+    def test_colors(self):
+        ansi = '\x1b['
+        _, out = self.on_terminal('--no-pager', 'list')
+        self.assertIn(ansi, out)
+        for env in ({'NO_COLOR': '1'}, {'SYSTEMD_COLORS': '0'}, {'TERM': 'dumb'}):
+            _, out = self.on_terminal('--no-pager', 'list', env=env)
+            self.assertNotIn(ansi, out, env)
+            self.assertRegex(out, r'(?m)^sbd0 ')
+        # SYSTEMD_COLORS forces them, also into a pipe, and wins over NO_COLOR
+        for value in ('1', 'yes', '256', '24bit'):
+            env = client_env()
+            env.update({'SYSTEMD_COLORS': value, 'NO_COLOR': '1'})
+            p = subprocess.run([self.sbdctl_path, 'list'], env=env, capture_output=True, text=True)
+            self.assertIn(ansi, p.stdout, value)
+        self.assertNotIn(ansi, self.sbdctl('list')[0])
+
+    def agent_registrations(self):
+        return self.polkit_obj.GetMethodCalls('RegisterAuthenticationAgentWithOptions',
+                                             dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+
+    def check_flags(self):
+        calls = self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        return [int(c[1][3]) for c in calls]
+
+    def test_polkit_agent_on_a_terminal(self):
+        # as an unprivileged user on a terminal, sbdctl starts polkit's text
+        # agent (pkttyagent), which registers with polkit before the call
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'])
+        # what pkttyagent --fallback calls (dbusmock's polkitd template lacks it)
+        self.polkit_obj.AddMethod('org.freedesktop.PolicyKit1.Authority', 'RegisterAuthenticationAgentWithOptions',
+                                  '(sa{sv})ssa{sv}', '', '', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        status, out = self.on_terminal('set', 'sbd0', 'label', 'typed', uid=sbdtest.NOBODY)
+        self.assertEqual(status, 0, out)
+        self.assertEqual(self.attr(0, 'label'), 'typed')
+        self.assertEqual(len(self.agent_registrations()), 1, out)
+        self.assertEqual(self.check_flags(), [1])  # interactive authorization allowed
+        # --no-ask-password: no agent, no interaction
+        status, out = self.on_terminal('--no-ask-password', 'set', 'sbd0', 'label', 'quiet', uid=sbdtest.NOBODY)
+        self.assertEqual(status, 0, out)
+        self.assertEqual(len(self.agent_registrations()), 1)
+        self.assertEqual(self.check_flags(), [1, 0])
+        # not a terminal: no agent; reads never start one
+        self.sbdctl('set', 'sbd0', 'label', 'batch', uid=sbdtest.NOBODY)
+        self.on_terminal('--no-pager', 'list', uid=sbdtest.NOBODY)
+        self.on_terminal('--no-pager', 'module', uid=sbdtest.NOBODY)
+        self.assertEqual(len(self.agent_registrations()), 1)
+        self.assertEqual(self.attr(0, 'label'), 'batch')
+        # root needs no agent
+        self.on_terminal('set', 'sbd0', 'label', 'root')
+        self.assertEqual(len(self.agent_registrations()), 1)
+
+    def test_no_auto_start(self):
+        self.assertRegex(self.sbdctl('--no-auto-start', '--no-legend', 'list')[0], r'^sbd0 ')
+        self.stop_sbdd()
+        _, err = self.sbdctl('--no-auto-start', 'list', status=1)
+        self.assertIn('sbdd is not running, and --no-auto-start does not start it', err)
+        self.assertIn('(org.freedesktop.DBus.Error.NameHasNoOwner)', err)
+
+    def test_machine(self):
+        # no systemd-machined here: the error names the machine
+        _, err = self.sbdctl('-M', 'nosuchbox', 'list', status=1)
+        self.assertIn('Failed to connect to the system bus of machine nosuchbox: ', err)
+
+    def test_host_over_ssh(self):
+        """-H: sd-bus runs ssh -xT HOST systemd-stdio-bridge. A real sshd on
+        the loopback, with its own host key and a key for this user, whose
+        sessions see the test's system bus; ssh is found first in PATH as a
+        wrapper that adds this test's identity and known hosts. The remote
+        systemd-stdio-bridge (systemd 252's ignores DBUS_SYSTEM_BUS_ADDRESS)
+        is the real one, pointed at the test's bus with --bus-path by a
+        wrapper first in the session's PATH."""
+        sshd = shutil.which('sshd') or '/usr/sbin/sshd'
+        if not os.path.exists(sshd) or not shutil.which('ssh'):
+            self.fail('openssh-server and openssh-client are needed (.ci/install-deps)')
+        d = tempfile.mkdtemp(prefix='sbdctl-ssh-')
+        self.addCleanup(shutil.rmtree, d, True)
+        os.chmod(d, 0o700)
+        for key in ('host', 'user'):
+            subprocess.run(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', os.path.join(d, key)], check=True)
+        shutil.copy(os.path.join(d, 'user.pub'), os.path.join(d, 'authorized_keys'))
+        os.makedirs('/run/sshd', exist_ok=True)  # sshd's privilege separation directory
+        with socketserver_port() as port:
+            pass
+        with open(os.path.join(d, 'sshd_config'), 'w') as f:
+            f.write('ListenAddress 127.0.0.1:%d\nHostKey %s/host\nAuthorizedKeysFile %s/authorized_keys\n'
+                    'PermitRootLogin prohibit-password\nPasswordAuthentication no\nStrictModes no\n'
+                    'UsePAM no\nPidFile none\nSetEnv DBUS_SYSTEM_BUS_ADDRESS=%s PATH=%s/rbin:/usr/bin:/bin\n'
+                    % (port, d, d, os.environ['DBUS_SYSTEM_BUS_ADDRESS'], d))
+        os.mkdir(os.path.join(d, 'rbin'))
+        with open(os.path.join(d, 'rbin', 'systemd-stdio-bridge'), 'w') as f:
+            f.write('#!/bin/sh\nexec /usr/bin/systemd-stdio-bridge --bus-path="$DBUS_SYSTEM_BUS_ADDRESS" "$@"\n')
+        os.chmod(os.path.join(d, 'rbin', 'systemd-stdio-bridge'), 0o755)
+        daemon = subprocess.Popen([sshd, '-D', '-e', '-f', os.path.join(d, 'sshd_config')],
+                                  env=client_env(), stderr=subprocess.PIPE)
+        self.addCleanup(daemon.wait, 20)
+        self.addCleanup(daemon.terminate)
+        bindir = os.path.join(d, 'bin')
+        os.mkdir(bindir)
+        with open(os.path.join(bindir, 'ssh'), 'w') as f:
+            f.write('#!/bin/sh\nexec %s -i %s/user -o UserKnownHostsFile=%s/known -o StrictHostKeyChecking=accept-new '
+                    '-o BatchMode=yes "$@"\n' % (shutil.which('ssh'), d, d))
+        os.chmod(os.path.join(bindir, 'ssh'), 0o755)
+        env = client_env()
+        env['PATH'] = bindir + ':' + env['PATH']
+        target = 'root@127.0.0.1:%d' % port
+
+        def remote(*args, status=0):
+            p = subprocess.run([self.sbdctl_path, '-H', target] + list(args), env=env, capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(p.returncode, status, p.stderr)
+            return p
+
+        end = time.monotonic() + 30
+        while True:  # sshd listening
+            p = subprocess.run([self.sbdctl_path, '-H', target, '--json', 'list'], env=env, capture_output=True,
+                               text=True, timeout=60)
+            if p.returncode == 0 or time.monotonic() > end or daemon.poll() is not None:
+                break
+            time.sleep(0.5)
+        self.assertEqual(p.returncode, 0, p.stderr + (daemon.stderr.read().decode() if daemon.poll() else ''))
+        self.assertEqual([d['name'] for d in json.loads(p.stdout)], ['sbd0', 'sbd1'])
+        remote('set', 'sbd1', 'label', 'viassh')
+        self.assertEqual(self.attr(1, 'label'), 'viassh')
+        self.assertEqual(remote('get', 'sbd1', 'label').stdout, 'viassh\n')
+        p = remote('-H', 'root@127.0.0.1:1', 'list', status=1)
+        self.assertIn('Failed to', p.stderr)
+
+
+class socketserver_port:
+    """A free TCP port on the loopback (bound, then released for sshd)."""
+
+    def __enter__(self):
+        import socket
+        self.s = socket.socket()
+        self.s.bind(('127.0.0.1', 0))
+        return self.s.getsockname()[1]
+
+    def __exit__(self, *exc):
+        self.s.close()
 
 
 if __name__ == '__main__':

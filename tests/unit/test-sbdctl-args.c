@@ -2,6 +2,7 @@
 /* sbdctl: options and commands. */
 
 #include <errno.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "test-sbdctl-check.h"
@@ -66,6 +67,47 @@ static void test_bad_options(void) {
         CHECK_INT(PARSE(&a, "add", "1M", "--id", "4294967296"), -EINVAL);
         CHECK_INT(PARSE(&a, "add", "1M", "--id"), -EINVAL);
         CHECK_INT(PARSE(&a, "--address"), -EINVAL);
+        CHECK_INT(PARSE(&a, "--json=long", "list"), -EINVAL);
+        CHECK_INT(PARSE(&a, "--json=", "list"), -EINVAL);
+        CHECK_INT(PARSE(&a, "-H", "", "list"), -EINVAL);
+        CHECK_INT(PARSE(&a, "--machine=", "list"), -EINVAL);
+        CHECK_INT(PARSE(&a, "-H"), -EINVAL);
+}
+
+/* The options systemd's tools share. */
+static void test_systemd_options(void) {
+        SbdctlArgs a;
+
+        CHECK_INT(PARSE(&a, "--json=short", "list"), 0);
+        CHECK_INT(a.json, SBD_JSON_SHORT);
+        CHECK_INT(PARSE(&a, "--json=pretty", "list"), 0);
+        CHECK_INT(a.json, SBD_JSON_PRETTY);
+        CHECK_INT(PARSE(&a, "--json", "--json=off", "list"), 0);
+        CHECK_INT(a.json, SBD_JSON_OFF);
+        /* -j: pretty on a terminal, short otherwise (the test's stdout is no terminal) */
+        CHECK_INT(PARSE(&a, "-j", "list"), 0);
+        CHECK_INT(a.json, isatty(STDOUT_FILENO) ? SBD_JSON_PRETTY : SBD_JSON_SHORT);
+
+        CHECK_INT(PARSE(&a, "list"), 0);
+        CHECK(!a.no_ask_password && !a.no_auto_start && a.transport == TRANSPORT_LOCAL);
+        CHECK_INT(PARSE(&a, "--no-ask-password", "--no-auto-start", "set", "sbd0", "label", "x"), 0);
+        CHECK(a.no_ask_password && a.no_auto_start);
+
+        /* the last of --system, --address, -H and -M wins */
+        CHECK_INT(PARSE(&a, "-H", "root@vm:2222", "list"), 0);
+        CHECK_INT(a.transport, TRANSPORT_REMOTE);
+        CHECK_STREQ(a.host, "root@vm:2222");
+        CHECK(!a.address && !a.machine);
+        CHECK_INT(PARSE(&a, "--host=vm", "-M", "box", "list"), 0);
+        CHECK_INT(a.transport, TRANSPORT_MACHINE);
+        CHECK_STREQ(a.machine, "box");
+        CHECK(!a.host);
+        CHECK_INT(PARSE(&a, "-Mbox", "--address=unix:path=/x", "list"), 0);
+        CHECK_INT(a.transport, TRANSPORT_ADDRESS);
+        CHECK(!a.machine);
+        CHECK_INT(PARSE(&a, "-H", "vm", "--system", "list"), 0);
+        CHECK_INT(a.transport, TRANSPORT_LOCAL);
+        CHECK(!a.host);
 }
 
 static const Verb *find(int argc, const char *a0, const char *a1, const char *a2, const char *a3) {
@@ -109,6 +151,7 @@ static void test_verbs(void) {
 int main(void) {
         test_options();
         test_bad_options();
+        test_systemd_options();
         test_verbs();
         return EXIT_SUCCESS;
 }

@@ -26,7 +26,7 @@ static const char *buffer_close(Buffer *b) {
 
 static void test_json_document(void) {
         Buffer b;
-        SbdJson j = sbd_json_new(buffer_open(&b));
+        SbdJson j = sbd_json_new(buffer_open(&b), false);
 
         sbd_json_begin_object(&j);
         sbd_json_key(&j, "name");
@@ -53,6 +53,40 @@ static void test_json_document(void) {
         CHECK_STREQ(buffer_close(&b),
                     "{\"name\":\"sbd0\",\"size\":18446744073709551615,\"delta\":-3,\"ro\":true,"
                     "\"none\":null,\"list\":[\"a\",{},[],0.5]}");
+        free(b.data);
+}
+
+/* --json=pretty: two spaces a level, one member a line, empty containers kept short */
+static void test_json_pretty(void) {
+        Buffer b;
+        SbdJson j = sbd_json_new(buffer_open(&b), true);
+
+        sbd_json_begin_object(&j);
+        sbd_json_key(&j, "name");
+        sbd_json_string(&j, "sbd0");
+        sbd_json_key(&j, "list");
+        sbd_json_begin_array(&j);
+        sbd_json_unsigned(&j, 1);
+        sbd_json_begin_object(&j);
+        sbd_json_end_object(&j);
+        sbd_json_begin_object(&j);
+        sbd_json_key(&j, "ro");
+        sbd_json_boolean(&j, false);
+        sbd_json_end_object(&j);
+        sbd_json_end_array(&j);
+        sbd_json_end_object(&j);
+
+        CHECK_STREQ(buffer_close(&b),
+                    "{\n"
+                    "  \"name\": \"sbd0\",\n"
+                    "  \"list\": [\n"
+                    "    1,\n"
+                    "    {},\n"
+                    "    {\n"
+                    "      \"ro\": false\n"
+                    "    }\n"
+                    "  ]\n"
+                    "}");
         free(b.data);
 }
 
@@ -103,6 +137,7 @@ static void test_table(void) {
 
 int main(void) {
         test_json_document();
+        test_json_pretty();
         test_json_escaping();
         test_table();
         return EXIT_SUCCESS;
