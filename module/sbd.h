@@ -77,7 +77,7 @@ int sbd_disk_init(void);
 void sbd_disk_exit(void);
 int sbd_disk_add(struct sbd_dev *sbd);
 void sbd_disk_remove(struct sbd_dev *sbd);
-int sbd_disk_resize(struct sbd_dev *sbd, u64 size);
+int sbd_disk_set_size(struct sbd_dev *sbd, u64 size);
 extern const struct dev_pm_ops sbd_pm_ops;
 
 /* sbd_store.c */

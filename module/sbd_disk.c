@@ -52,6 +52,18 @@ static blk_status_t sbd_transfer(struct sbd_dev *sbd, struct request *rq)
 	return BLK_STS_OK;
 }
 
+/*
+ * The block layer checks a request against the partition it was sent to,
+ * not against the disk: a partition must never reach beyond the capacity.
+ */
+static bool sbd_rq_within(struct request *rq)
+{
+	sector_t capacity = get_capacity(rq->q->disk);
+
+	return blk_rq_pos(rq) <= capacity &&
+	       blk_rq_sectors(rq) <= capacity - blk_rq_pos(rq);
+}
+
 static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
 				 const struct blk_mq_queue_data *bd)
 {
@@ -63,6 +75,8 @@ static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
 
 	if (READ_ONCE(sbd->offline)) {
 		status = BLK_STS_OFFLINE;
+	} else if (!sbd_rq_within(rq)) {
+		status = BLK_STS_IOERR;
 	} else {
 		switch (req_op(rq)) {
 		case REQ_OP_READ:
@@ -226,26 +240,57 @@ void sbd_disk_remove(struct sbd_dev *sbd)
 	put_disk(disk);
 }
 
+/* Called with the queue frozen: nothing reads a page being dropped. */
+static void sbd_disk_resize_frozen(struct sbd_dev *sbd, u64 size)
+{
+	sbd->size = size;
+	sbd_store_truncate(sbd, size);
+	if (sbd->disk)
+		set_capacity_and_notify(sbd->disk, size >> SECTOR_SHIFT);
+}
+
 /*
- * Change the capacity.  Called with sbd->lock held and the disk closed; the
- * queue is frozen anyway, so that nothing reads a page being dropped.
+ * Change the capacity of a closed disk: 1 when it changed, 0 when it was
+ * already @size, -EBUSY while open.  The caller holds the device lock, so
+ * that no probe or remove changes sbd->disk meanwhile.  The disk's
+ * open_mutex is taken first (the block layer holds it around ->open, which
+ * takes sbd->lock), so nobody opens the disk until its partitions have been
+ * read again: one that no longer fits is cut to the disk or goes, as loop
+ * does when its backing file changes.
  */
-int sbd_disk_resize(struct sbd_dev *sbd, u64 size)
+int sbd_disk_set_size(struct sbd_dev *sbd, u64 size)
 {
 	struct gendisk *disk = sbd->disk;
 	unsigned int flags = 0;
+	int ret = 1;
 
-	lockdep_assert_held(&sbd->lock);
+	device_lock_assert(&sbd->dev);
 
 	if (disk)
+		mutex_lock(&disk->open_mutex);
+	mutex_lock(&sbd->lock);
+	if (size == sbd->size) {
+		ret = 0;
+	} else if (sbd->open_count) {
+		ret = -EBUSY;
+	} else if (disk) {
 		flags = sbd_compat_freeze(disk->queue);
-	sbd->size = size;
-	sbd_store_truncate(sbd, size);
-	if (disk) {
-		set_capacity_and_notify(disk, size >> SECTOR_SHIFT);
+		sbd_disk_resize_frozen(sbd, size);
 		sbd_compat_unfreeze(disk->queue, flags);
+	} else {
+		sbd_disk_resize_frozen(sbd, size);
 	}
-	return 0;
+	mutex_unlock(&sbd->lock);
+
+	if (ret > 0 && disk) {
+		int err = bdev_disk_changed(disk, false);
+
+		if (err)
+			dev_warn(&sbd->dev, "reading the partitions again failed: %d\n", err);
+	}
+	if (disk)
+		mutex_unlock(&disk->open_mutex);
+	return ret;
 }
 
 static int sbd_runtime_suspend(struct device *dev)

@@ -121,7 +121,6 @@ static ssize_t size_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t count)
 {
 	struct sbd_dev *sbd = to_sbd_dev(dev);
-	bool changed = false;
 	u64 size;
 	int ret;
 
@@ -129,20 +128,13 @@ static ssize_t size_store(struct device *dev, struct device_attribute *attr,
 	if (ret)
 		return ret;
 
-	mutex_lock(&sbd->lock);
-	if (size == sbd->size) {
-		ret = 0;
-	} else if (sbd->open_count) {
-		ret = -EBUSY;
-	} else {
-		ret = sbd_disk_resize(sbd, size);
-		changed = !ret;
-	}
-	mutex_unlock(&sbd->lock);
+	device_lock(dev);
+	ret = sbd_disk_set_size(sbd, size);
+	device_unlock(dev);
 
-	if (changed)
+	if (ret > 0)
 		sbd_notify_change(sbd, "size");
-	return ret ? ret : count;
+	return ret < 0 ? ret : count;
 }
 static DEVICE_ATTR_RW(size);
 
