@@ -56,6 +56,7 @@ static inline struct sbd_dev *to_sbd_dev(struct device *dev)
 /* sbd_main.c */
 extern int sbd_major;
 extern u64 sbd_max_size;
+extern u64 sbd_max_total;
 extern SBD_BUS_CONST struct bus_type sbd_bus;
 
 /* sbd_sysfs.c */
@@ -81,6 +82,9 @@ int sbd_disk_set_size(struct sbd_dev *sbd, u64 size);
 extern const struct dev_pm_ops sbd_pm_ops;
 
 /* sbd_store.c */
+void sbd_store_set_budget(u64 max_total);
+u64 sbd_store_mem_used(void);
+u64 sbd_store_mem_max(void);
 void sbd_store_init(struct sbd_dev *sbd);
 int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		   unsigned int offset, unsigned int len);

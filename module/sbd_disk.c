@@ -15,6 +15,13 @@
 
 #define SBD_QUEUE_DEPTH		128
 #define SBD_AUTOSUSPEND_MS	2000
+/* How long a request waits for a page before it fails with an I/O error. */
+#define SBD_ALLOC_RETRY_MS	1000
+
+/* Per request: since when it has been waiting for a page (0: not waiting). */
+struct sbd_cmd {
+	unsigned long retry_since;
+};
 
 int sbd_major;
 
@@ -41,7 +48,8 @@ static blk_status_t sbd_transfer(struct sbd_dev *sbd, struct request *rq)
 					     bv.bv_offset, bv.bv_len);
 		/*
 		 * Out of memory for a new page: blk-mq retries the request
-		 * later; rewriting the segments already copied is harmless.
+		 * later (rewriting the segments already copied is harmless),
+		 * until sbd_retry_or_fail() gives up.
 		 */
 		if (ret == -ENOMEM)
 			return BLK_STS_RESOURCE;
@@ -64,11 +72,29 @@ static bool sbd_rq_within(struct request *rq)
 	       blk_rq_sectors(rq) <= capacity - blk_rq_pos(rq);
 }
 
+/*
+ * A request that found no page may be retried by blk-mq, but not for ever:
+ * an endless requeue would leave its writer unkillable and the disk
+ * impossible to delete.  After SBD_ALLOC_RETRY_MS it fails.
+ */
+static bool sbd_retry_again(struct sbd_cmd *cmd)
+{
+	unsigned long now = jiffies;
+
+	if (!cmd->retry_since) {
+		cmd->retry_since = now ? now : 1;
+		return true;
+	}
+	return time_before(now, cmd->retry_since +
+			   msecs_to_jiffies(SBD_ALLOC_RETRY_MS));
+}
+
 static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
 				 const struct blk_mq_queue_data *bd)
 {
 	struct sbd_dev *sbd = hctx->queue->queuedata;
 	struct request *rq = bd->rq;
+	struct sbd_cmd *cmd = blk_mq_rq_to_pdu(rq);
 	blk_status_t status;
 
 	blk_mq_start_request(rq);
@@ -92,8 +118,12 @@ static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
 		}
 	}
 
-	if (status == BLK_STS_RESOURCE)
-		return status;
+	if (status == BLK_STS_RESOURCE) {
+		if (sbd_retry_again(cmd))
+			return status;
+		status = BLK_STS_IOERR;
+	}
+	cmd->retry_since = 0;
 	blk_mq_end_request(rq, status);
 	return BLK_STS_OK;
 }
@@ -345,6 +375,7 @@ int sbd_disk_init(void)
 	sbd_tag_set.nr_hw_queues = 1;
 	sbd_tag_set.queue_depth = SBD_QUEUE_DEPTH;
 	sbd_tag_set.numa_node = NUMA_NO_NODE;
+	sbd_tag_set.cmd_size = sizeof(struct sbd_cmd);
 	/* No scheduler by default: reordering requests buys RAM nothing. */
 	sbd_tag_set.flags = SBD_MQ_F_MERGE | BLK_MQ_F_NO_SCHED_BY_DEFAULT;
 

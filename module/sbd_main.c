@@ -14,6 +14,7 @@
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 
 #include "sbd.h"
@@ -24,6 +25,8 @@ MODULE_PARM_DESC(ndevices, "Number of disks to create at load time (default 1)")
 
 static u64 sbd_default_size = 16ULL << 20;
 u64 sbd_max_size = 1ULL << 30;
+/* 0 until sbd_init() gives it its default: half of RAM, as tmpfs has. */
+u64 sbd_max_total;
 
 /*
  * Each size is checked on its own here; that the default size is within
@@ -43,6 +46,8 @@ module_param_cb(size, &sbd_param_size_ops, &sbd_default_size, 0444);
 MODULE_PARM_DESC(size, "Capacity of each disk created at load time, in bytes with an optional K/M/G/T suffix (default 16M)");
 module_param_cb(max_size, &sbd_param_size_ops, &sbd_max_size, 0444);
 MODULE_PARM_DESC(max_size, "Largest capacity a disk may have (default 1G)");
+module_param_cb(max_total, &sbd_param_size_ops, &sbd_max_total, 0444);
+MODULE_PARM_DESC(max_total, "Bytes of data all disks together may hold (default half of RAM)");
 
 static int sbd_uevent(SBD_UEVENT_DEV_CONST struct device *dev,
 		      struct kobj_uevent_env *env)
@@ -112,9 +117,16 @@ static int __init sbd_init(void)
 {
 	int ret;
 
-	if (sbd_default_size > sbd_max_size) {
-		pr_err("size %llu is over max_size %llu\n",
-		       sbd_default_size, sbd_max_size);
+	if (!sbd_max_total)
+		sbd_max_total = (u64)totalram_pages() << (PAGE_SHIFT - 1);
+	if (sbd_max_total < PAGE_SIZE) {
+		pr_err("max_total %llu is less than a page\n", sbd_max_total);
+		return -EINVAL;
+	}
+	sbd_store_set_budget(sbd_max_total);
+	if (sbd_default_size > sbd_max_size || sbd_default_size > sbd_max_total) {
+		pr_err("size %llu is over max_size %llu or max_total %llu\n",
+		       sbd_default_size, sbd_max_size, sbd_max_total);
 		return -EINVAL;
 	}
 	if (sbd_ndevices > SBD_MAX_ID + 1)

@@ -7,9 +7,46 @@
 #include <linux/blkdev.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/atomic.h>
 #include <linux/xarray.h>
 
 #include "sbd.h"
+
+/*
+ * The memory budget: pages all disks together may hold (max_total), and how
+ * many they hold.  A page is counted before it is allocated, so that racing
+ * writers can never overshoot the budget.
+ */
+static unsigned long sbd_pages_max;
+static atomic_long_t sbd_pages_used = ATOMIC_LONG_INIT(0);
+
+void sbd_store_set_budget(u64 max_total)
+{
+	sbd_pages_max = max_total >> PAGE_SHIFT;
+}
+
+u64 sbd_store_mem_used(void)
+{
+	return (u64)atomic_long_read(&sbd_pages_used) << PAGE_SHIFT;
+}
+
+u64 sbd_store_mem_max(void)
+{
+	return (u64)sbd_pages_max << PAGE_SHIFT;
+}
+
+static bool sbd_budget_take(void)
+{
+	if (atomic_long_inc_return(&sbd_pages_used) <= sbd_pages_max)
+		return true;
+	atomic_long_dec(&sbd_pages_used);
+	return false;
+}
+
+static void sbd_budget_give(unsigned long pages)
+{
+	atomic_long_sub(pages, &sbd_pages_used);
+}
 
 void sbd_store_init(struct sbd_dev *sbd)
 {
@@ -27,12 +64,13 @@ static unsigned int sbd_page_offset(sector_t sector)
 }
 
 /*
- * Return the page holding @sector, allocating it if needed.  Two writers
+ * Return the page holding @sector, allocating it if needed: -ENOSPC when
+ * the budget is spent, -ENOMEM when no page could be had.  Two writers
  * racing for the same new page both allocate; xa_cmpxchg() keeps the first
  * and the loser frees its own.  Called from ->queue_rq(), which must not
  * sleep (the queue is not BLK_MQ_F_BLOCKING: quiescing it then needs only
  * RCU, not the tag set's SRCU), so the allocation does not wait: under
- * memory pressure it fails and the request is retried by blk-mq.
+ * memory pressure it fails and the request is retried, for a bounded time.
  */
 static struct page *sbd_store_get_page(struct sbd_dev *sbd, pgoff_t index)
 {
@@ -42,16 +80,24 @@ static struct page *sbd_store_get_page(struct sbd_dev *sbd, pgoff_t index)
 	if (page)
 		return page;
 
+	if (!sbd_budget_take())
+		return ERR_PTR(-ENOSPC);
 	page = alloc_page(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO | __GFP_HIGHMEM);
 	if (!page)
-		return NULL;
+		goto err_budget;
 
 	cur = xa_cmpxchg(&sbd->pages, index, NULL, page, GFP_NOWAIT | __GFP_NOWARN);
 	if (!cur)
 		return page;
 
 	__free_page(page);
-	return xa_is_err(cur) ? NULL : cur;
+	if (!xa_is_err(cur)) {
+		sbd_budget_give(1);
+		return cur;
+	}
+err_budget:
+	sbd_budget_give(1);
+	return ERR_PTR(-ENOMEM);
 }
 
 /* Copy @len bytes at @sector into @page + @offset. */
@@ -88,8 +134,8 @@ int sbd_store_write(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		struct page *dst = sbd_store_get_page(sbd, sbd_page_index(sector));
 		void *to;
 
-		if (!dst)
-			return -ENOMEM;
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
 		to = kmap_local_page(dst);
 		memcpy_from_page(to + pos, page, offset, chunk);
 		kunmap_local(to);
@@ -109,8 +155,8 @@ void sbd_store_truncate(struct sbd_dev *sbd, u64 size)
 {
 	pgoff_t first_gone = DIV_ROUND_UP_ULL(size, PAGE_SIZE);
 	unsigned int tail = offset_in_page(size);
+	unsigned long index, freed = 0;
 	struct page *page;
-	unsigned long index;
 
 	if (tail) {
 		page = xa_load(&sbd->pages, size >> PAGE_SHIFT);
@@ -121,7 +167,9 @@ void sbd_store_truncate(struct sbd_dev *sbd, u64 size)
 	xa_for_each_start(&sbd->pages, index, page, first_gone) {
 		xa_erase(&sbd->pages, index);
 		__free_page(page);
+		freed++;
 	}
+	sbd_budget_give(freed);
 }
 
 void sbd_store_free(struct sbd_dev *sbd)

@@ -66,14 +66,17 @@ int sbd_parse_bytes(const char *buf, u64 *bytes)
 	return 0;
 }
 
-/* Parse the capacity of a disk: a size as above, at most max_size. */
+/*
+ * Parse the capacity of a disk: a size as above, at most max_size, and no
+ * larger than the memory budget (a disk that could never be filled).
+ */
 int sbd_parse_size(const char *buf, u64 *size)
 {
 	int ret = sbd_parse_bytes(buf, size);
 
 	if (ret)
 		return ret;
-	return *size > sbd_max_size ? -EINVAL : 0;
+	return *size > sbd_max_size || *size > sbd_max_total ? -EINVAL : 0;
 }
 
 void sbd_notify_change(struct sbd_dev *sbd, const char *attr)
@@ -265,6 +268,19 @@ static ssize_t ndevices_show(struct device_driver *drv, char *buf)
 }
 static DRIVER_ATTR_RO(ndevices);
 
+/* The memory budget: bytes of data pages held by all disks, and the cap. */
+static ssize_t mem_used_show(struct device_driver *drv, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", sbd_store_mem_used());
+}
+static DRIVER_ATTR_RO(mem_used);
+
+static ssize_t mem_max_show(struct device_driver *drv, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", sbd_store_mem_max());
+}
+static DRIVER_ATTR_RO(mem_max);
+
 /* Parse "SIZE [ID]": a size as sbd_parse_size() takes it, an optional id. */
 static int sbd_parse_new_device(const char *buf, u64 *size, int *id)
 {
@@ -352,6 +368,8 @@ static DRIVER_ATTR_WO(delete_device);
 static struct attribute *sbd_driver_attrs[] = {
 	&driver_attr_version.attr,
 	&driver_attr_ndevices.attr,
+	&driver_attr_mem_used.attr,
+	&driver_attr_mem_max.attr,
 	&driver_attr_new_device.attr,
 	&driver_attr_delete_device.attr,
 	NULL,
