@@ -95,11 +95,23 @@ static struct device_driver sbd_driver = {
 	.bus		= &sbd_bus,
 	.owner		= THIS_MODULE,
 	.groups		= sbd_driver_groups,
+	/*
+	 * Creating a disk checks that its gendisk exists once device_add()
+	 * returns; with driver_async_probe= or async_probe=1 the probe would
+	 * run later, in a worker that may outlive the module.
+	 */
+	.probe_type	= PROBE_FORCE_SYNCHRONOUS,
 	.probe		= sbd_probe,
 	.remove		= sbd_remove,
 	.pm		= pm_ptr(&sbd_pm_ops),
 };
 
+/*
+ * The disks asked for at load time.  Once one exists, anybody (udev's
+ * blkid first) may hold it open, and failing the init would free the
+ * module under it: a later failure keeps the disks made so far and says
+ * so.  Only a failure of the first one fails the load.
+ */
 static int __init sbd_create_initial(void)
 {
 	unsigned int i;
@@ -107,8 +119,13 @@ static int __init sbd_create_initial(void)
 
 	for (i = 0; i < sbd_ndevices; i++) {
 		ret = sbd_registry_create(sbd_default_size, -1);
-		if (ret < 0)
+		if (ret < 0 && !i)
 			return ret;
+		if (ret < 0) {
+			pr_warn("made %u of the %u disks asked for: error %d\n",
+				i, sbd_ndevices, ret);
+			break;
+		}
 	}
 	return 0;
 }
