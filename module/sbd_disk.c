@@ -220,8 +220,10 @@ int sbd_disk_add(struct sbd_dev *sbd)
 	disk->private_data = sbd;
 	snprintf(disk->disk_name, DISK_NAME_LEN, SBD_NAME "%u", sbd->id);
 
+	/* Read-only from the start: no DISK_RO change right after the add. */
 	mutex_lock(&sbd->lock);
 	set_capacity(disk, sbd->size >> SECTOR_SHIFT);
+	set_disk_ro(disk, sbd->read_only);
 	sbd->disk = disk;
 	mutex_unlock(&sbd->lock);
 
@@ -232,11 +234,6 @@ int sbd_disk_add(struct sbd_dev *sbd)
 	ret = device_add_disk(&sbd->dev, disk, NULL);
 	if (ret)
 		goto err_put;
-
-	mutex_lock(&sbd->lock);
-	if (sbd->read_only)
-		set_disk_ro(disk, true);
-	mutex_unlock(&sbd->lock);
 
 	pm_runtime_set_autosuspend_delay(&sbd->dev, SBD_AUTOSUSPEND_MS);
 	pm_runtime_use_autosuspend(&sbd->dev);

@@ -18,6 +18,10 @@
  * writers can never overshoot the budget.
  */
 static unsigned long sbd_pages_max;
+
+/* Pages freed between two cond_resched() calls. */
+#define SBD_FREE_BATCH	1024
+
 static atomic_long_t sbd_pages_used = ATOMIC_LONG_INIT(0);
 
 void sbd_store_set_budget(u64 max_total)
@@ -167,7 +171,9 @@ void sbd_store_truncate(struct sbd_dev *sbd, u64 size)
 	xa_for_each_start(&sbd->pages, index, page, first_gone) {
 		xa_erase(&sbd->pages, index);
 		__free_page(page);
-		freed++;
+		/* A large disk has millions of pages: let others run. */
+		if (!(++freed % SBD_FREE_BATCH))
+			cond_resched();
 	}
 	sbd_budget_give(freed);
 }

@@ -79,6 +79,15 @@ int sbd_parse_size(const char *buf, u64 *size)
 	return *size > sbd_max_size || *size > sbd_max_total ? -EINVAL : 0;
 }
 
+/*
+ * The parsers read a store's buffer as a C string: refuse a value with a
+ * NUL inside its @count bytes ("16M\0junk"), which they would cut short.
+ */
+static int sbd_check_text(const char *buf, size_t count)
+{
+	return strnlen(buf, count) == count ? 0 : -EINVAL;
+}
+
 void sbd_notify_change(struct sbd_dev *sbd, const char *attr)
 {
 	char changed[32];
@@ -127,7 +136,9 @@ static ssize_t size_store(struct device *dev, struct device_attribute *attr,
 	u64 size;
 	int ret;
 
-	ret = sbd_parse_size(buf, &size);
+	ret = sbd_check_text(buf, count);
+	if (!ret)
+		ret = sbd_parse_size(buf, &size);
 	if (ret)
 		return ret;
 
@@ -320,7 +331,9 @@ static ssize_t new_device_store(struct device_driver *drv, const char *buf,
 	u64 size;
 	int id, ret;
 
-	ret = sbd_parse_new_device(buf, &size, &id);
+	ret = sbd_check_text(buf, count);
+	if (!ret)
+		ret = sbd_parse_new_device(buf, &size, &id);
 	if (ret)
 		return ret;
 
@@ -356,7 +369,9 @@ static ssize_t delete_device_store(struct device_driver *drv, const char *buf,
 	u32 id;
 	int ret;
 
-	ret = sbd_parse_device_id(buf, &id);
+	ret = sbd_check_text(buf, count);
+	if (!ret)
+		ret = sbd_parse_device_id(buf, &id);
 	if (ret)
 		return ret;
 
