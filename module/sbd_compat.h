@@ -50,6 +50,13 @@
 #define SBD_MAX_SEGMENTS	USHRT_MAX
 
 /*
+ * Discard and write-zeroes free a page at a time inside ->queue_rq(), which
+ * must not run long: at most 128 MiB (32,768 pages) per request.  The
+ * granularity is a page, what a discard can give back.
+ */
+#define SBD_MAX_DISCARD_SECTORS	(SZ_128M >> SECTOR_SHIFT)
+
+/*
  * 6.9: queue limits are passed to blk_mq_alloc_disk() instead of being set
  * one by one afterwards (the setters were removed in 6.11, and with them the
  * NONROT flag, non-rotational being the default from then on).
@@ -64,6 +71,9 @@ static inline struct gendisk *sbd_compat_alloc_disk(struct blk_mq_tag_set *set,
 		.max_hw_sectors		= SBD_MAX_HW_SECTORS,
 		.max_segments		= SBD_MAX_SEGMENTS,
 		.max_segment_size	= UINT_MAX,
+		.max_hw_discard_sectors	= SBD_MAX_DISCARD_SECTORS,
+		.discard_granularity	= PAGE_SIZE,
+		.max_write_zeroes_sectors = SBD_MAX_DISCARD_SECTORS,
 	};
 
 	return blk_mq_alloc_disk(set, &lim, queuedata);
@@ -77,6 +87,9 @@ static inline struct gendisk *sbd_compat_alloc_disk(struct blk_mq_tag_set *set,
 	blk_queue_max_hw_sectors(disk->queue, SBD_MAX_HW_SECTORS);
 	blk_queue_max_segments(disk->queue, SBD_MAX_SEGMENTS);
 	blk_queue_max_segment_size(disk->queue, UINT_MAX);
+	blk_queue_max_discard_sectors(disk->queue, SBD_MAX_DISCARD_SECTORS);
+	disk->queue->limits.discard_granularity = PAGE_SIZE;
+	blk_queue_max_write_zeroes_sectors(disk->queue, SBD_MAX_DISCARD_SECTORS);
 	blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
 	return disk;
 #endif

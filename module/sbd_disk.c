@@ -73,6 +73,20 @@ static bool sbd_rq_within(struct request *rq)
 }
 
 /*
+ * Discard and write-zeroes both give the range's pages back: a page that
+ * is not there reads as zeros.  (REQ_NOUNMAP, which BLKZEROOUT sets, asks
+ * to keep space provisioned; RAM needs no provisioning, and the budget
+ * would only be held by zeros.)
+ */
+static blk_status_t sbd_discard(struct sbd_dev *sbd, struct request *rq)
+{
+	if (READ_ONCE(sbd->read_only))
+		return BLK_STS_IOERR;
+	sbd_store_discard(sbd, blk_rq_pos(rq), blk_rq_bytes(rq));
+	return BLK_STS_OK;
+}
+
+/*
  * A request that found no page may be retried by blk-mq, but not for ever:
  * an endless requeue would leave its writer unkillable and the disk
  * impossible to delete.  After SBD_ALLOC_RETRY_MS it fails.
@@ -108,6 +122,10 @@ static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
 		case REQ_OP_READ:
 		case REQ_OP_WRITE:
 			status = sbd_transfer(sbd, rq);
+			break;
+		case REQ_OP_DISCARD:
+		case REQ_OP_WRITE_ZEROES:
+			status = sbd_discard(sbd, rq);
 			break;
 		case REQ_OP_FLUSH:
 			status = BLK_STS_OK;

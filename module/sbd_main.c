@@ -16,6 +16,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 
 #include "sbd.h"
 
@@ -190,6 +191,8 @@ static void __exit sbd_exit(void)
 	driver_unregister(&sbd_driver);
 	bus_unregister(&sbd_bus);
 	sbd_disk_exit();
+	/* Pages discarded are freed by RCU callbacks in this module's code. */
+	rcu_barrier();
 }
 
 module_init(sbd_init);

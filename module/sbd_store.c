@@ -8,6 +8,7 @@
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/atomic.h>
+#include <linux/rcupdate.h>
 #include <linux/xarray.h>
 
 #include "sbd.h"
@@ -111,8 +112,10 @@ int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 	while (len) {
 		unsigned int pos = sbd_page_offset(sector);
 		unsigned int chunk = min_t(unsigned int, len, PAGE_SIZE - pos);
-		struct page *src = xa_load(&sbd->pages, sbd_page_index(sector));
+		struct page *src;
 
+		rcu_read_lock();
+		src = xa_load(&sbd->pages, sbd_page_index(sector));
 		if (src) {
 			void *from = kmap_local_page(src);
 
@@ -121,6 +124,7 @@ int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		} else {
 			memzero_page(page, offset, chunk);
 		}
+		rcu_read_unlock();
 		offset += chunk;
 		len -= chunk;
 		sector += chunk >> SECTOR_SHIFT;
@@ -135,19 +139,74 @@ int sbd_store_write(struct sbd_dev *sbd, sector_t sector, struct page *page,
 	while (len) {
 		unsigned int pos = sbd_page_offset(sector);
 		unsigned int chunk = min_t(unsigned int, len, PAGE_SIZE - pos);
-		struct page *dst = sbd_store_get_page(sbd, sbd_page_index(sector));
+		struct page *dst;
 		void *to;
 
-		if (IS_ERR(dst))
+		rcu_read_lock();
+		dst = sbd_store_get_page(sbd, sbd_page_index(sector));
+		if (IS_ERR(dst)) {
+			rcu_read_unlock();
 			return PTR_ERR(dst);
+		}
 		to = kmap_local_page(dst);
 		memcpy_from_page(to + pos, page, offset, chunk);
 		kunmap_local(to);
+		rcu_read_unlock();
 		offset += chunk;
 		len -= chunk;
 		sector += chunk >> SECTOR_SHIFT;
 	}
 	return 0;
+}
+
+static void sbd_free_page_rcu(struct rcu_head *head)
+{
+	__free_page(container_of(head, struct page, rcu_head));
+}
+
+/* Zero @len bytes at @pos of the page @index, if it exists. */
+static void sbd_store_zero_part(struct sbd_dev *sbd, pgoff_t index,
+				unsigned int pos, unsigned int len)
+{
+	struct page *page;
+
+	rcu_read_lock();
+	page = xa_load(&sbd->pages, index);
+	if (page)
+		memzero_page(page, pos, len);
+	rcu_read_unlock();
+}
+
+/*
+ * Discard or zero @len bytes at @sector: the whole pages inside the range
+ * go back to the system and the budget, the parts of pages at its ends are
+ * zeroed; either way the range reads as zeros.  I/O may run beside it, so
+ * a page is freed only after an RCU grace period: readers and writers look
+ * pages up and copy inside rcu_read_lock().
+ */
+void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len)
+{
+	unsigned long freed = 0;
+	struct page *page;
+
+	while (len) {
+		unsigned int pos = sbd_page_offset(sector);
+		unsigned int chunk = min_t(u64, len, PAGE_SIZE - pos);
+		pgoff_t index = sbd_page_index(sector);
+
+		if (chunk < PAGE_SIZE) {
+			sbd_store_zero_part(sbd, index, pos, chunk);
+		} else {
+			page = xa_erase(&sbd->pages, index);
+			if (page) {
+				call_rcu(&page->rcu_head, sbd_free_page_rcu);
+				freed++;
+			}
+		}
+		len -= chunk;
+		sector += chunk >> SECTOR_SHIFT;
+	}
+	sbd_budget_give(freed);
 }
 
 /*
