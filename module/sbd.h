@@ -74,7 +74,7 @@ int sbd_registry_init(void);
 void sbd_registry_exit(void);
 
 /* sbd_disk.c */
-int sbd_disk_init(void);
+int sbd_disk_init(unsigned int poll_queues);
 void sbd_disk_exit(void);
 int sbd_disk_add(struct sbd_dev *sbd);
 void sbd_disk_remove(struct sbd_dev *sbd);

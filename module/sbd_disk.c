@@ -146,8 +146,44 @@ static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
 	return BLK_STS_OK;
 }
 
+/*
+ * Poll queues: requests marked REQ_POLLED (io_uring with IORING_SETUP_IOPOLL,
+ * preadv2 with RWF_HIPRI) go to hardware queues of their own, which raise
+ * no completion of their own but are polled.  A RAM disk ends every request
+ * inside ->queue_rq(), so by the time its submitter polls there is nothing
+ * left to find: the poller sees the request already done.
+ */
+static int sbd_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
+{
+	return 0;
+}
+
+/* Queue 0 serves ordinary I/O, queues 1 to poll_queues polled I/O. */
+static void sbd_map_queues(struct blk_mq_tag_set *set)
+{
+	struct blk_mq_queue_map *map;
+	unsigned int i, offset = 0;
+
+	for (i = 0; i < set->nr_maps; i++) {
+		map = &set->map[i];
+		map->queue_offset = offset;
+		if (i == HCTX_TYPE_DEFAULT)
+			map->nr_queues = 1;
+		else if (i == HCTX_TYPE_POLL)
+			map->nr_queues = set->nr_hw_queues - 1;
+		else
+			map->nr_queues = 0;
+		if (!map->nr_queues)
+			continue;
+		blk_mq_map_queues(map);
+		offset += map->nr_queues;
+	}
+}
+
 static const struct blk_mq_ops sbd_mq_ops = {
 	.queue_rq	= sbd_queue_rq,
+	.map_queues	= sbd_map_queues,
+	.poll		= sbd_poll,
 };
 
 /*
@@ -378,7 +414,7 @@ const struct dev_pm_ops sbd_pm_ops = {
 	RUNTIME_PM_OPS(sbd_runtime_suspend, sbd_runtime_resume, NULL)
 };
 
-int sbd_disk_init(void)
+int sbd_disk_init(unsigned int poll_queues)
 {
 	int ret;
 
@@ -387,7 +423,8 @@ int sbd_disk_init(void)
 		return sbd_major;
 
 	sbd_tag_set.ops = &sbd_mq_ops;
-	sbd_tag_set.nr_hw_queues = 1;
+	sbd_tag_set.nr_hw_queues = 1 + poll_queues;
+	sbd_tag_set.nr_maps = poll_queues ? HCTX_MAX_TYPES : 1;
 	sbd_tag_set.queue_depth = SBD_QUEUE_DEPTH;
 	sbd_tag_set.numa_node = NUMA_NO_NODE;
 	sbd_tag_set.cmd_size = sizeof(struct sbd_cmd);

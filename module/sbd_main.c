@@ -24,6 +24,10 @@ static unsigned int sbd_ndevices = 1;
 module_param_named(ndevices, sbd_ndevices, uint, 0444);
 MODULE_PARM_DESC(ndevices, "Number of disks to create at load time (default 1)");
 
+static unsigned int sbd_poll_queues;
+module_param_named(poll_queues, sbd_poll_queues, uint, 0444);
+MODULE_PARM_DESC(poll_queues, "Hardware queues for polled I/O, shared by all disks (default 0, at most one per CPU)");
+
 static u64 sbd_default_size = 16ULL << 20;
 u64 sbd_max_size = 1ULL << 30;
 /* 0 until sbd_init() gives it its default: half of RAM, as tmpfs has. */
@@ -149,8 +153,12 @@ static int __init sbd_init(void)
 	}
 	if (sbd_ndevices > SBD_MAX_ID + 1)
 		return -EINVAL;
+	if (sbd_poll_queues > nr_cpu_ids) {
+		pr_err("poll_queues %u is over the %u CPUs\n", sbd_poll_queues, nr_cpu_ids);
+		return -EINVAL;
+	}
 
-	ret = sbd_disk_init();
+	ret = sbd_disk_init(sbd_poll_queues);
 	if (ret)
 		return ret;
 
