@@ -13,178 +13,11 @@
 #include "sbd.h"
 #include "sbd_compat.h"
 
-#define SBD_QUEUE_DEPTH		128
 #define SBD_AUTOSUSPEND_MS	2000
-/* How long a request waits for a page before it fails with an I/O error. */
-#define SBD_ALLOC_RETRY_MS	1000
-
-/* Per request: since when it has been waiting for a page (0: not waiting). */
-struct sbd_cmd {
-	unsigned long retry_since;
-};
 
 int sbd_major;
-
-/* One tag set shared by every disk, so that a thousand disks stay cheap. */
-static struct blk_mq_tag_set sbd_tag_set;
-
-static blk_status_t sbd_transfer(struct sbd_dev *sbd, struct request *rq)
-{
-	bool write = op_is_write(req_op(rq));
-	sector_t sector = blk_rq_pos(rq);
-	struct req_iterator iter;
-	struct bio_vec bv;
-	int ret;
-
-	if (write && READ_ONCE(sbd->read_only))
-		return BLK_STS_IOERR;
-
-	rq_for_each_segment(bv, rq, iter) {
-		if (write)
-			ret = sbd_store_write(sbd, sector, bv.bv_page,
-					      bv.bv_offset, bv.bv_len);
-		else
-			ret = sbd_store_read(sbd, sector, bv.bv_page,
-					     bv.bv_offset, bv.bv_len);
-		/*
-		 * Out of memory for a new page: blk-mq retries the request
-		 * later (rewriting the segments already copied is harmless),
-		 * until sbd_retry_or_fail() gives up.
-		 */
-		if (ret == -ENOMEM)
-			return BLK_STS_RESOURCE;
-		if (ret)
-			return errno_to_blk_status(ret);
-		sector += bv.bv_len >> SECTOR_SHIFT;
-	}
-	return BLK_STS_OK;
-}
-
-/*
- * The block layer checks a request against the partition it was sent to,
- * not against the disk: a partition must never reach beyond the capacity.
- */
-static bool sbd_rq_within(struct request *rq)
-{
-	sector_t capacity = get_capacity(rq->q->disk);
-
-	return blk_rq_pos(rq) <= capacity &&
-	       blk_rq_sectors(rq) <= capacity - blk_rq_pos(rq);
-}
-
-/*
- * Discard and write-zeroes both give the range's pages back: a page that
- * is not there reads as zeros.  (REQ_NOUNMAP, which BLKZEROOUT sets, asks
- * to keep space provisioned; RAM needs no provisioning, and the budget
- * would only be held by zeros.)
- */
-static blk_status_t sbd_discard(struct sbd_dev *sbd, struct request *rq)
-{
-	if (READ_ONCE(sbd->read_only))
-		return BLK_STS_IOERR;
-	sbd_store_discard(sbd, blk_rq_pos(rq), blk_rq_bytes(rq));
-	return BLK_STS_OK;
-}
-
-/*
- * A request that found no page may be retried by blk-mq, but not for ever:
- * an endless requeue would leave its writer unkillable and the disk
- * impossible to delete.  After SBD_ALLOC_RETRY_MS it fails.
- */
-static bool sbd_retry_again(struct sbd_cmd *cmd)
-{
-	unsigned long now = jiffies;
-
-	if (!cmd->retry_since) {
-		cmd->retry_since = now ? now : 1;
-		return true;
-	}
-	return time_before(now, cmd->retry_since +
-			   msecs_to_jiffies(SBD_ALLOC_RETRY_MS));
-}
-
-static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
-				 const struct blk_mq_queue_data *bd)
-{
-	struct sbd_dev *sbd = hctx->queue->queuedata;
-	struct request *rq = bd->rq;
-	struct sbd_cmd *cmd = blk_mq_rq_to_pdu(rq);
-	blk_status_t status;
-
-	blk_mq_start_request(rq);
-
-	if (READ_ONCE(sbd->offline)) {
-		status = BLK_STS_OFFLINE;
-	} else if (!sbd_rq_within(rq)) {
-		status = BLK_STS_IOERR;
-	} else {
-		switch (req_op(rq)) {
-		case REQ_OP_READ:
-		case REQ_OP_WRITE:
-			status = sbd_transfer(sbd, rq);
-			break;
-		case REQ_OP_DISCARD:
-		case REQ_OP_WRITE_ZEROES:
-			status = sbd_discard(sbd, rq);
-			break;
-		case REQ_OP_FLUSH:
-			status = BLK_STS_OK;
-			break;
-		default:
-			status = BLK_STS_NOTSUPP;
-			break;
-		}
-	}
-
-	if (status == BLK_STS_RESOURCE) {
-		if (sbd_retry_again(cmd))
-			return status;
-		status = BLK_STS_IOERR;
-	}
-	cmd->retry_since = 0;
-	blk_mq_end_request(rq, status);
-	return BLK_STS_OK;
-}
-
-/*
- * Poll queues: requests marked REQ_POLLED (io_uring with IORING_SETUP_IOPOLL,
- * preadv2 with RWF_HIPRI) go to hardware queues of their own, which raise
- * no completion of their own but are polled.  A RAM disk ends every request
- * inside ->queue_rq(), so by the time its submitter polls there is nothing
- * left to find: the poller sees the request already done.
- */
-static int sbd_poll(struct blk_mq_hw_ctx *hctx, struct io_comp_batch *iob)
-{
-	return 0;
-}
-
-/* Queue 0 serves ordinary I/O, queues 1 to poll_queues polled I/O. */
-static void sbd_map_queues(struct blk_mq_tag_set *set)
-{
-	struct blk_mq_queue_map *map;
-	unsigned int i, offset = 0;
-
-	for (i = 0; i < set->nr_maps; i++) {
-		map = &set->map[i];
-		map->queue_offset = offset;
-		if (i == HCTX_TYPE_DEFAULT)
-			map->nr_queues = 1;
-		else if (i == HCTX_TYPE_POLL)
-			map->nr_queues = set->nr_hw_queues - 1;
-		else
-			map->nr_queues = 0;
-		if (!map->nr_queues)
-			continue;
-		blk_mq_map_queues(map);
-		offset += map->nr_queues;
-	}
-}
-
-static const struct blk_mq_ops sbd_mq_ops = {
-	.queue_rq	= sbd_queue_rq,
-	.map_queues	= sbd_map_queues,
-	.poll		= sbd_poll,
-};
+/* queue_mode: bio-based (the default) or blk-mq, for every disk. */
+static bool sbd_use_mq;
 
 /*
  * Opening a disk holds a reference on its device, so that the data outlives
@@ -251,7 +84,15 @@ static void sbd_release(struct gendisk *disk, fmode_t mode)
 }
 #endif
 
-static const struct block_device_operations sbd_fops = {
+/* A disk whose fops have ->submit_bio is bio-based; blk-mq ones must not. */
+static const struct block_device_operations sbd_bio_fops = {
+	.owner		= THIS_MODULE,
+	.submit_bio	= sbd_submit_bio,
+	.open		= sbd_open,
+	.release	= sbd_release,
+};
+
+static const struct block_device_operations sbd_mq_fops = {
 	.owner		= THIS_MODULE,
 	.open		= sbd_open,
 	.release	= sbd_release,
@@ -263,14 +104,14 @@ int sbd_disk_add(struct sbd_dev *sbd)
 	struct gendisk *disk;
 	int ret;
 
-	disk = sbd_compat_alloc_disk(&sbd_tag_set, sbd);
+	disk = sbd_use_mq ? sbd_mq_alloc_disk(sbd) : sbd_compat_alloc_bio_disk();
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
 
 	disk->major = sbd_major;
 	disk->first_minor = sbd->id * SBD_MINORS;
 	disk->minors = SBD_MINORS;
-	disk->fops = &sbd_fops;
+	disk->fops = sbd_use_mq ? &sbd_mq_fops : &sbd_bio_fops;
 	disk->private_data = sbd;
 	snprintf(disk->disk_name, DISK_NAME_LEN, SBD_NAME "%u", sbd->id);
 
@@ -392,7 +233,7 @@ static int sbd_suspend(struct device *dev)
 	struct sbd_dev *sbd = to_sbd_dev(dev);
 
 	mutex_lock(&sbd->lock);
-	if (sbd->disk)
+	if (sbd->disk && sbd_use_mq)
 		blk_mq_quiesce_queue(sbd->disk->queue);
 	mutex_unlock(&sbd->lock);
 	return 0;
@@ -403,7 +244,7 @@ static int sbd_resume(struct device *dev)
 	struct sbd_dev *sbd = to_sbd_dev(dev);
 
 	mutex_lock(&sbd->lock);
-	if (sbd->disk)
+	if (sbd->disk && sbd_use_mq)
 		blk_mq_unquiesce_queue(sbd->disk->queue);
 	mutex_unlock(&sbd->lock);
 	return 0;
@@ -414,7 +255,7 @@ const struct dev_pm_ops sbd_pm_ops = {
 	RUNTIME_PM_OPS(sbd_runtime_suspend, sbd_runtime_resume, NULL)
 };
 
-int sbd_disk_init(unsigned int poll_queues)
+int sbd_disk_init(bool use_mq, unsigned int poll_queues)
 {
 	int ret;
 
@@ -422,25 +263,18 @@ int sbd_disk_init(unsigned int poll_queues)
 	if (sbd_major < 0)
 		return sbd_major;
 
-	sbd_tag_set.ops = &sbd_mq_ops;
-	sbd_tag_set.nr_hw_queues = 1 + poll_queues;
-	sbd_tag_set.nr_maps = poll_queues ? HCTX_MAX_TYPES : 1;
-	sbd_tag_set.queue_depth = SBD_QUEUE_DEPTH;
-	sbd_tag_set.numa_node = NUMA_NO_NODE;
-	sbd_tag_set.cmd_size = sizeof(struct sbd_cmd);
-	/* No scheduler by default: reordering requests buys RAM nothing. */
-	sbd_tag_set.flags = SBD_MQ_F_MERGE | BLK_MQ_F_NO_SCHED_BY_DEFAULT;
-
-	ret = blk_mq_alloc_tag_set(&sbd_tag_set);
-	if (ret) {
+	sbd_use_mq = use_mq;
+	if (!use_mq)
+		return 0;
+	ret = sbd_mq_init(poll_queues);
+	if (ret)
 		unregister_blkdev(sbd_major, SBD_NAME);
-		return ret;
-	}
-	return 0;
+	return ret;
 }
 
 void sbd_disk_exit(void)
 {
-	blk_mq_free_tag_set(&sbd_tag_set);
+	if (sbd_use_mq)
+		sbd_mq_exit();
 	unregister_blkdev(sbd_major, SBD_NAME);
 }

@@ -17,6 +17,8 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "sbd.h"
 
@@ -24,9 +26,36 @@ static unsigned int sbd_ndevices = 1;
 module_param_named(ndevices, sbd_ndevices, uint, 0444);
 MODULE_PARM_DESC(ndevices, "Number of disks to create at load time (default 1)");
 
+/* queue_mode: "bio" (the default, the fastest) or "mq". */
+static bool sbd_use_mq;
+
+static int sbd_param_set_mode(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "bio"))
+		sbd_use_mq = false;
+	else if (sysfs_streq(val, "mq"))
+		sbd_use_mq = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int sbd_param_get_mode(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", sbd_use_mq ? "mq" : "bio");
+}
+
+static const struct kernel_param_ops sbd_param_mode_ops = {
+	.set = sbd_param_set_mode,
+	.get = sbd_param_get_mode,
+};
+
+module_param_cb(queue_mode, &sbd_param_mode_ops, NULL, 0444);
+MODULE_PARM_DESC(queue_mode, "bio: each bio copied as it is submitted (default, fastest); mq: blk-mq requests, with I/O schedulers and poll queues");
+
 static unsigned int sbd_poll_queues;
 module_param_named(poll_queues, sbd_poll_queues, uint, 0444);
-MODULE_PARM_DESC(poll_queues, "Hardware queues for polled I/O, shared by all disks (default 0, at most one per CPU)");
+MODULE_PARM_DESC(poll_queues, "Hardware queues for polled I/O with queue_mode=mq, shared by all disks (default 0, at most one per CPU)");
 
 static u64 sbd_default_size = 16ULL << 20;
 u64 sbd_max_size = 1ULL << 30;
@@ -157,8 +186,12 @@ static int __init sbd_init(void)
 		pr_err("poll_queues %u is over the %u CPUs\n", sbd_poll_queues, nr_cpu_ids);
 		return -EINVAL;
 	}
+	if (sbd_poll_queues && !sbd_use_mq) {
+		pr_err("poll_queues needs queue_mode=mq\n");
+		return -EINVAL;
+	}
 
-	ret = sbd_disk_init(sbd_poll_queues);
+	ret = sbd_disk_init(sbd_use_mq, sbd_poll_queues);
 	if (ret)
 		return ret;
 

@@ -69,40 +69,31 @@ static unsigned int sbd_page_offset(sector_t sector)
 }
 
 /*
- * Return the page holding @sector, allocating it if needed: -ENOSPC when
- * the budget is spent, -ENOMEM when no page could be had.  Two writers
- * racing for the same new page both allocate; xa_cmpxchg() keeps the first
- * and the loser frees its own.  Called from ->queue_rq(), which must not
- * sleep (the queue is not BLK_MQ_F_BLOCKING: quiescing it then needs only
- * RCU, not the tag set's SRCU), so the allocation does not wait: under
- * memory pressure it fails and the request is retried, for a bounded time.
+ * Make sure the page @index exists: 0, or -ENOSPC when the budget is spent,
+ * -ENOMEM when no page could be had.  Two writers racing for the same new
+ * page both allocate; xa_cmpxchg() keeps the first and the loser frees its
+ * own.  @gfp is GFP_NOWAIT from ->queue_rq(), which must not sleep (the
+ * queue is not BLK_MQ_F_BLOCKING: quiescing it then needs only RCU, not the
+ * tag set's SRCU), and GFP_NOIO from the bio path, which may.
  */
-static struct page *sbd_store_get_page(struct sbd_dev *sbd, pgoff_t index)
+static int sbd_store_add_page(struct sbd_dev *sbd, pgoff_t index, gfp_t gfp)
 {
-	struct page *page, *cur;
-
-	page = xa_load(&sbd->pages, index);
-	if (page)
-		return page;
+	struct page *page;
+	void *cur;
 
 	if (!sbd_budget_take())
-		return ERR_PTR(-ENOSPC);
-	page = alloc_page(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO | __GFP_HIGHMEM);
-	if (!page)
-		goto err_budget;
-
-	cur = xa_cmpxchg(&sbd->pages, index, NULL, page, GFP_NOWAIT | __GFP_NOWARN);
-	if (!cur)
-		return page;
-
-	__free_page(page);
-	if (!xa_is_err(cur)) {
+		return -ENOSPC;
+	page = alloc_page(gfp | __GFP_NOWARN | __GFP_ZERO | __GFP_HIGHMEM);
+	if (!page) {
 		sbd_budget_give(1);
-		return cur;
+		return -ENOMEM;
 	}
-err_budget:
+	cur = xa_cmpxchg(&sbd->pages, index, NULL, page, gfp | __GFP_NOWARN);
+	if (!cur)
+		return 0;
+	__free_page(page);
 	sbd_budget_give(1);
-	return ERR_PTR(-ENOMEM);
+	return xa_is_err(cur) ? -ENOMEM : 0;
 }
 
 /* Copy @len bytes at @sector into @page + @offset. */
@@ -132,21 +123,31 @@ int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 	return 0;
 }
 
-/* Copy @len bytes from @page + @offset to @sector. */
+/*
+ * Copy @len bytes from @page + @offset to @sector, allocating pages with
+ * @gfp.  A page is looked up and written inside rcu_read_lock(), so that a
+ * discard beside it cannot free it meanwhile; a missing one is added
+ * outside (the allocation may sleep) and looked up again.
+ */
 int sbd_store_write(struct sbd_dev *sbd, sector_t sector, struct page *page,
-		    unsigned int offset, unsigned int len)
+		    unsigned int offset, unsigned int len, gfp_t gfp)
 {
 	while (len) {
 		unsigned int pos = sbd_page_offset(sector);
 		unsigned int chunk = min_t(unsigned int, len, PAGE_SIZE - pos);
+		pgoff_t index = sbd_page_index(sector);
 		struct page *dst;
 		void *to;
+		int ret;
 
 		rcu_read_lock();
-		dst = sbd_store_get_page(sbd, sbd_page_index(sector));
-		if (IS_ERR(dst)) {
+		dst = xa_load(&sbd->pages, index);
+		if (!dst) {
 			rcu_read_unlock();
-			return PTR_ERR(dst);
+			ret = sbd_store_add_page(sbd, index, gfp);
+			if (ret)
+				return ret;
+			continue;
 		}
 		to = kmap_local_page(dst);
 		memcpy_from_page(to + pos, page, offset, chunk);

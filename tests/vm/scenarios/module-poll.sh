@@ -1,5 +1,5 @@
 #!/bin/bash
-# Polled I/O: with poll_queues=N the disks have poll queues (io_poll 1, a
+# Polled I/O: with queue_mode=mq poll_queues=N the disks have poll queues (io_poll 1, a
 # hardware queue of type "poll"), and fio's --hipri through io_uring
 # (IORING_SETUP_IOPOLL) works, verified, through it; pvsync2 (RWF_HIPRI)
 # works.
@@ -21,17 +21,21 @@ fio_ok() {
 }
 runs() { read_attr "$DBG/$1/run"; }
 
-step "poll_queues over the CPU count is refused"
+step "poll_queues over the CPU count, or without queue_mode=mq, is refused"
 sbd_module_install
-if out=$(modprobe sbd poll_queues=$(($(nproc) + 1)) 2>&1); then
-	fail "modprobe sbd poll_queues=$(($(nproc) + 1)) succeeded"
-	sbd_module_unload
-else
-	pass "modprobe sbd poll_queues=$(($(nproc) + 1)) refused: ${out##*: }"
-fi
+for bad in "queue_mode=mq poll_queues=$(($(nproc) + 1))" "poll_queues=1" "queue_mode=rq"; do
+	# shellcheck disable=SC2086 # one word per parameter
+	if out=$(modprobe sbd $bad 2>&1); then
+		fail "modprobe sbd $bad succeeded"
+		sbd_module_unload
+	else
+		pass "modprobe sbd $bad refused: ${out##*: }"
+	fi
+done
 
-step "poll_queues=1: a poll queue beside the default one"
-sbd_module_load poll_queues=1 ndevices=1 size=32M
+step "queue_mode=mq poll_queues=1: a poll queue beside the default one"
+sbd_module_load queue_mode=mq poll_queues=1 ndevices=1 size=32M
+assert_file_content /sys/module/sbd/parameters/queue_mode mq
 assert_file_content /sys/module/sbd/parameters/poll_queues 1
 assert_file_content /sys/block/sbd0/queue/io_poll 1
 assert_file_content "$DBG/hctx0/type" default
@@ -68,9 +72,9 @@ fi
 step "pvsync2 with RWF_HIPRI works"
 fio_ok hipri-sync --ioengine=pvsync2 --hipri --rw=randwrite
 
-step "unload; the default is no poll queue"
+step "queue_mode=mq alone: no poll queue"
 sbd_module_unload
-sbd_module_load ndevices=1 size=32M
+sbd_module_load queue_mode=mq ndevices=1 size=32M
 assert_file_content /sys/module/sbd/parameters/poll_queues 0
 assert_file_content /sys/block/sbd0/queue/io_poll 0
 assert_not_exists "$DBG/hctx1"
