@@ -73,6 +73,10 @@ _sbd_on_exit() {
 	elif ((rc != 0 && _sbd_failed == 0)); then
 		_sbd_failed=1
 		_sbd_failures+=("[$_sbd_step] exited with status $rc")
+	elif ((_sbd_checks == 0)); then
+		# A scenario that checked nothing proved nothing.
+		_sbd_failed=1
+		_sbd_failures+=("[$_sbd_step] no checks ran")
 	fi
 	printf '\n=== %s: %d checks, %d failed\n' "$(basename "$0")" "$_sbd_checks" "$_sbd_failed"
 	local f
@@ -177,12 +181,17 @@ assert_ok() {
 }
 
 # assert_fails CMD...: the command fails
+# A command that is missing or not executable (126, 127) is no failure of
+# what it was meant to try, and fails the check.
 assert_fails() {
-	local out
-	if out=$("$@" 2>&1); then
+	local out rc=0
+	out=$("$@" 2>&1) || rc=$?
+	if ((rc == 0)); then
 		fail "$* succeeded, expected a failure"
+	elif ((rc == 126 || rc == 127)); then
+		fail "$* could not run (status $rc): ${out:0:200}"
 	else
-		pass "$* fails (status $?)"
+		pass "$* fails (status $rc)"
 	fi
 }
 
