@@ -20,8 +20,8 @@
 	(LINUX_VERSION_MAJOR * 256 + LINUX_VERSION_PATCHLEVEL >=	\
 	 (major) * 256 + (minor))
 
-/* 6.4: the driver core takes const struct bus_type everywhere. */
-#if SBD_KERNEL_AT_LEAST(6, 4)
+/* 6.8: subsys_system_register() takes a const struct bus_type, the last one. */
+#if SBD_KERNEL_AT_LEAST(6, 8)
 #define SBD_BUS_CONST const
 #else
 #define SBD_BUS_CONST
