@@ -22,6 +22,10 @@ sbd_kernel_release() {
 		sbd_die "no kernel headers with a matching /boot/vmlinuz: run .ci/install-deps"
 }
 
+# The kernel series the module must build for (a compile check each, run-tests)
+# and the VM layers boot: Debian 12's default and its newer one.
+sbd_kernel_series() { echo 6.1 6.12; }
+
 # sbd_build BUILD_DIR [MESON_SETUP_ARGS...]: configure once, then compile.
 # With --werror among the arguments, an existing build dir is switched to it.
 sbd_build() {

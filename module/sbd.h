@@ -6,6 +6,7 @@
 #ifndef SBD_H
 #define SBD_H
 
+#include <linux/blk_types.h>
 #include <linux/device.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -56,6 +57,7 @@ static inline struct sbd_dev *to_sbd_dev(struct device *dev)
 /* sbd_main.c */
 extern int sbd_major;
 extern u64 sbd_max_size;
+extern u64 sbd_max_total;
 extern SBD_BUS_CONST struct bus_type sbd_bus;
 
 /* sbd_sysfs.c */
@@ -73,19 +75,35 @@ int sbd_registry_init(void);
 void sbd_registry_exit(void);
 
 /* sbd_disk.c */
-int sbd_disk_init(void);
+int sbd_disk_init(bool use_mq, unsigned int poll_queues);
 void sbd_disk_exit(void);
 int sbd_disk_add(struct sbd_dev *sbd);
 void sbd_disk_remove(struct sbd_dev *sbd);
-int sbd_disk_resize(struct sbd_dev *sbd, u64 size);
+int sbd_disk_set_size(struct sbd_dev *sbd, u64 size);
 extern const struct dev_pm_ops sbd_pm_ops;
 
+/* sbd_io.c */
+blk_status_t sbd_io_check(struct sbd_dev *sbd, struct gendisk *disk,
+			  enum req_op op, sector_t sector, sector_t sectors);
+int sbd_io_segment(struct sbd_dev *sbd, bool write, sector_t sector,
+		   struct bio_vec *bv, gfp_t gfp);
+void sbd_submit_bio(struct bio *bio);
+
+/* sbd_mq.c */
+struct gendisk *sbd_mq_alloc_disk(struct sbd_dev *sbd);
+int sbd_mq_init(unsigned int poll_queues);
+void sbd_mq_exit(void);
+
 /* sbd_store.c */
+void sbd_store_set_budget(u64 max_total);
+u64 sbd_store_mem_used(void);
+u64 sbd_store_mem_max(void);
 void sbd_store_init(struct sbd_dev *sbd);
 int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		   unsigned int offset, unsigned int len);
 int sbd_store_write(struct sbd_dev *sbd, sector_t sector, struct page *page,
-		    unsigned int offset, unsigned int len);
+		    unsigned int offset, unsigned int len, gfp_t gfp);
+void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len);
 void sbd_store_truncate(struct sbd_dev *sbd, u64 size);
 void sbd_store_free(struct sbd_dev *sbd);
 

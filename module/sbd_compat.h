@@ -20,8 +20,8 @@
 	(LINUX_VERSION_MAJOR * 256 + LINUX_VERSION_PATCHLEVEL >=	\
 	 (major) * 256 + (minor))
 
-/* 6.4: the driver core takes const struct bus_type everywhere. */
-#if SBD_KERNEL_AT_LEAST(6, 4)
+/* 6.8: subsys_system_register() takes a const struct bus_type, the last one. */
+#if SBD_KERNEL_AT_LEAST(6, 8)
 #define SBD_BUS_CONST const
 #else
 #define SBD_BUS_CONST
@@ -50,37 +50,92 @@
 #define SBD_MAX_SEGMENTS	USHRT_MAX
 
 /*
- * 6.9: queue limits are passed to blk_mq_alloc_disk() instead of being set
- * one by one afterwards (the setters were removed in 6.11, and with them the
- * NONROT flag, non-rotational being the default from then on).
+ * Discard and write-zeroes free a page at a time inside ->queue_rq(), which
+ * must not run long: at most 128 MiB (32,768 pages) per request.  The
+ * granularity is a page, what a discard can give back.
  */
+#define SBD_MAX_DISCARD_SECTORS	(SZ_128M >> SECTOR_SHIFT)
+
+/*
+ * 6.9: queue limits are passed to blk_mq_alloc_disk() and blk_alloc_disk()
+ * instead of being set one by one afterwards (the setters were removed in
+ * 6.11, and with them the queue flags: non-rotational is the default from
+ * then on, and NOWAIT and IO_STAT are features in the limits).  The
+ * bio-based disk sets NOWAIT (io_uring need not punt to a worker) and
+ * IO_STAT (/proc/diskstats), which a blk-mq queue has by default.
+ */
+#if SBD_KERNEL_AT_LEAST(6, 9)
+#define SBD_QUEUE_LIMITS {						\
+	.logical_block_size	= SECTOR_SIZE,				\
+	.physical_block_size	= PAGE_SIZE,				\
+	.max_hw_sectors		= SBD_MAX_HW_SECTORS,			\
+	.max_segments		= SBD_MAX_SEGMENTS,			\
+	.max_segment_size	= UINT_MAX,				\
+	.max_hw_discard_sectors	= SBD_MAX_DISCARD_SECTORS,		\
+	.discard_granularity	= PAGE_SIZE,				\
+	.max_write_zeroes_sectors = SBD_MAX_DISCARD_SECTORS,		\
+}
+
 static inline struct gendisk *sbd_compat_alloc_disk(struct blk_mq_tag_set *set,
 						    void *queuedata)
 {
-#if SBD_KERNEL_AT_LEAST(6, 9)
-	struct queue_limits lim = {
-		.logical_block_size	= SECTOR_SIZE,
-		.physical_block_size	= PAGE_SIZE,
-		.max_hw_sectors		= SBD_MAX_HW_SECTORS,
-		.max_segments		= SBD_MAX_SEGMENTS,
-		.max_segment_size	= UINT_MAX,
-	};
+	struct queue_limits lim = SBD_QUEUE_LIMITS;
 
 	return blk_mq_alloc_disk(set, &lim, queuedata);
-#else
-	struct gendisk *disk = blk_mq_alloc_disk(set, queuedata);
+}
 
-	if (IS_ERR(disk))
-		return disk;
-	blk_queue_logical_block_size(disk->queue, SECTOR_SIZE);
-	blk_queue_physical_block_size(disk->queue, PAGE_SIZE);
-	blk_queue_max_hw_sectors(disk->queue, SBD_MAX_HW_SECTORS);
-	blk_queue_max_segments(disk->queue, SBD_MAX_SEGMENTS);
-	blk_queue_max_segment_size(disk->queue, UINT_MAX);
-	blk_queue_flag_set(QUEUE_FLAG_NONROT, disk->queue);
+static inline struct gendisk *sbd_compat_alloc_bio_disk(void)
+{
+	struct queue_limits lim = SBD_QUEUE_LIMITS;
+#if SBD_KERNEL_AT_LEAST(6, 11)
+	lim.features |= BLK_FEAT_NOWAIT | BLK_FEAT_IO_STAT;
+	return blk_alloc_disk(&lim, NUMA_NO_NODE);
+#else
+	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
+
+	if (!IS_ERR(disk)) {
+		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
+		blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);
+	}
 	return disk;
 #endif
 }
+#else
+static inline void sbd_compat_set_limits(struct request_queue *q)
+{
+	blk_queue_logical_block_size(q, SECTOR_SIZE);
+	blk_queue_physical_block_size(q, PAGE_SIZE);
+	blk_queue_max_hw_sectors(q, SBD_MAX_HW_SECTORS);
+	blk_queue_max_segments(q, SBD_MAX_SEGMENTS);
+	blk_queue_max_segment_size(q, UINT_MAX);
+	blk_queue_max_discard_sectors(q, SBD_MAX_DISCARD_SECTORS);
+	q->limits.discard_granularity = PAGE_SIZE;
+	blk_queue_max_write_zeroes_sectors(q, SBD_MAX_DISCARD_SECTORS);
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+}
+
+static inline struct gendisk *sbd_compat_alloc_disk(struct blk_mq_tag_set *set,
+						    void *queuedata)
+{
+	struct gendisk *disk = blk_mq_alloc_disk(set, queuedata);
+
+	if (!IS_ERR(disk))
+		sbd_compat_set_limits(disk->queue);
+	return disk;
+}
+
+static inline struct gendisk *sbd_compat_alloc_bio_disk(void)
+{
+	struct gendisk *disk = blk_alloc_disk(NUMA_NO_NODE);
+
+	if (!disk)
+		return ERR_PTR(-ENOMEM);
+	sbd_compat_set_limits(disk->queue);
+	blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
+	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);
+	return disk;
+}
+#endif
 
 /* 6.14: freezing returns memalloc flags that unfreezing restores. */
 #if SBD_KERNEL_AT_LEAST(6, 14)

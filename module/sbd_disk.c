@@ -13,80 +13,11 @@
 #include "sbd.h"
 #include "sbd_compat.h"
 
-#define SBD_QUEUE_DEPTH		128
 #define SBD_AUTOSUSPEND_MS	2000
 
 int sbd_major;
-
-/* One tag set shared by every disk, so that a thousand disks stay cheap. */
-static struct blk_mq_tag_set sbd_tag_set;
-
-static blk_status_t sbd_transfer(struct sbd_dev *sbd, struct request *rq)
-{
-	bool write = op_is_write(req_op(rq));
-	sector_t sector = blk_rq_pos(rq);
-	struct req_iterator iter;
-	struct bio_vec bv;
-	int ret;
-
-	if (write && READ_ONCE(sbd->read_only))
-		return BLK_STS_IOERR;
-
-	rq_for_each_segment(bv, rq, iter) {
-		if (write)
-			ret = sbd_store_write(sbd, sector, bv.bv_page,
-					      bv.bv_offset, bv.bv_len);
-		else
-			ret = sbd_store_read(sbd, sector, bv.bv_page,
-					     bv.bv_offset, bv.bv_len);
-		/*
-		 * Out of memory for a new page: blk-mq retries the request
-		 * later; rewriting the segments already copied is harmless.
-		 */
-		if (ret == -ENOMEM)
-			return BLK_STS_RESOURCE;
-		if (ret)
-			return errno_to_blk_status(ret);
-		sector += bv.bv_len >> SECTOR_SHIFT;
-	}
-	return BLK_STS_OK;
-}
-
-static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
-				 const struct blk_mq_queue_data *bd)
-{
-	struct sbd_dev *sbd = hctx->queue->queuedata;
-	struct request *rq = bd->rq;
-	blk_status_t status;
-
-	blk_mq_start_request(rq);
-
-	if (READ_ONCE(sbd->offline)) {
-		status = BLK_STS_OFFLINE;
-	} else {
-		switch (req_op(rq)) {
-		case REQ_OP_READ:
-		case REQ_OP_WRITE:
-			status = sbd_transfer(sbd, rq);
-			break;
-		case REQ_OP_FLUSH:
-			status = BLK_STS_OK;
-			break;
-		default:
-			status = BLK_STS_NOTSUPP;
-			break;
-		}
-	}
-
-	if (status == BLK_STS_RESOURCE)
-		return status;
-	blk_mq_end_request(rq, status);
-	return BLK_STS_OK;
-}
-
-static const struct blk_mq_ops sbd_mq_ops = {
-	.queue_rq	= sbd_queue_rq,
-};
+/* queue_mode: bio-based (the default) or blk-mq, for every disk. */
+static bool sbd_use_mq;
 
 /*
  * Opening a disk holds a reference on its device, so that the data outlives
@@ -153,7 +84,15 @@ static void sbd_release(struct gendisk *disk, fmode_t mode)
 }
 #endif
 
-static const struct block_device_operations sbd_fops = {
+/* A disk whose fops have ->submit_bio is bio-based; blk-mq ones must not. */
+static const struct block_device_operations sbd_bio_fops = {
+	.owner		= THIS_MODULE,
+	.submit_bio	= sbd_submit_bio,
+	.open		= sbd_open,
+	.release	= sbd_release,
+};
+
+static const struct block_device_operations sbd_mq_fops = {
 	.owner		= THIS_MODULE,
 	.open		= sbd_open,
 	.release	= sbd_release,
@@ -165,19 +104,21 @@ int sbd_disk_add(struct sbd_dev *sbd)
 	struct gendisk *disk;
 	int ret;
 
-	disk = sbd_compat_alloc_disk(&sbd_tag_set, sbd);
+	disk = sbd_use_mq ? sbd_mq_alloc_disk(sbd) : sbd_compat_alloc_bio_disk();
 	if (IS_ERR(disk))
 		return PTR_ERR(disk);
 
 	disk->major = sbd_major;
 	disk->first_minor = sbd->id * SBD_MINORS;
 	disk->minors = SBD_MINORS;
-	disk->fops = &sbd_fops;
+	disk->fops = sbd_use_mq ? &sbd_mq_fops : &sbd_bio_fops;
 	disk->private_data = sbd;
 	snprintf(disk->disk_name, DISK_NAME_LEN, SBD_NAME "%u", sbd->id);
 
+	/* Read-only from the start: no DISK_RO change right after the add. */
 	mutex_lock(&sbd->lock);
 	set_capacity(disk, sbd->size >> SECTOR_SHIFT);
+	set_disk_ro(disk, sbd->read_only);
 	sbd->disk = disk;
 	mutex_unlock(&sbd->lock);
 
@@ -188,11 +129,6 @@ int sbd_disk_add(struct sbd_dev *sbd)
 	ret = device_add_disk(&sbd->dev, disk, NULL);
 	if (ret)
 		goto err_put;
-
-	mutex_lock(&sbd->lock);
-	if (sbd->read_only)
-		set_disk_ro(disk, true);
-	mutex_unlock(&sbd->lock);
 
 	pm_runtime_set_autosuspend_delay(&sbd->dev, SBD_AUTOSUSPEND_MS);
 	pm_runtime_use_autosuspend(&sbd->dev);
@@ -226,26 +162,57 @@ void sbd_disk_remove(struct sbd_dev *sbd)
 	put_disk(disk);
 }
 
+/* Called with the queue frozen: nothing reads a page being dropped. */
+static void sbd_disk_resize_frozen(struct sbd_dev *sbd, u64 size)
+{
+	sbd->size = size;
+	sbd_store_truncate(sbd, size);
+	if (sbd->disk)
+		set_capacity_and_notify(sbd->disk, size >> SECTOR_SHIFT);
+}
+
 /*
- * Change the capacity.  Called with sbd->lock held and the disk closed; the
- * queue is frozen anyway, so that nothing reads a page being dropped.
+ * Change the capacity of a closed disk: 1 when it changed, 0 when it was
+ * already @size, -EBUSY while open.  The caller holds the device lock, so
+ * that no probe or remove changes sbd->disk meanwhile.  The disk's
+ * open_mutex is taken first (the block layer holds it around ->open, which
+ * takes sbd->lock), so nobody opens the disk until its partitions have been
+ * read again: one that no longer fits is cut to the disk or goes, as loop
+ * does when its backing file changes.
  */
-int sbd_disk_resize(struct sbd_dev *sbd, u64 size)
+int sbd_disk_set_size(struct sbd_dev *sbd, u64 size)
 {
 	struct gendisk *disk = sbd->disk;
 	unsigned int flags = 0;
+	int ret = 1;
 
-	lockdep_assert_held(&sbd->lock);
+	device_lock_assert(&sbd->dev);
 
 	if (disk)
+		mutex_lock(&disk->open_mutex);
+	mutex_lock(&sbd->lock);
+	if (size == sbd->size) {
+		ret = 0;
+	} else if (sbd->open_count) {
+		ret = -EBUSY;
+	} else if (disk) {
 		flags = sbd_compat_freeze(disk->queue);
-	sbd->size = size;
-	sbd_store_truncate(sbd, size);
-	if (disk) {
-		set_capacity_and_notify(disk, size >> SECTOR_SHIFT);
+		sbd_disk_resize_frozen(sbd, size);
 		sbd_compat_unfreeze(disk->queue, flags);
+	} else {
+		sbd_disk_resize_frozen(sbd, size);
 	}
-	return 0;
+	mutex_unlock(&sbd->lock);
+
+	if (ret > 0 && disk) {
+		int err = bdev_disk_changed(disk, false);
+
+		if (err)
+			dev_warn(&sbd->dev, "reading the partitions again failed: %d\n", err);
+	}
+	if (disk)
+		mutex_unlock(&disk->open_mutex);
+	return ret;
 }
 
 static int sbd_runtime_suspend(struct device *dev)
@@ -266,7 +233,7 @@ static int sbd_suspend(struct device *dev)
 	struct sbd_dev *sbd = to_sbd_dev(dev);
 
 	mutex_lock(&sbd->lock);
-	if (sbd->disk)
+	if (sbd->disk && sbd_use_mq)
 		blk_mq_quiesce_queue(sbd->disk->queue);
 	mutex_unlock(&sbd->lock);
 	return 0;
@@ -277,7 +244,7 @@ static int sbd_resume(struct device *dev)
 	struct sbd_dev *sbd = to_sbd_dev(dev);
 
 	mutex_lock(&sbd->lock);
-	if (sbd->disk)
+	if (sbd->disk && sbd_use_mq)
 		blk_mq_unquiesce_queue(sbd->disk->queue);
 	mutex_unlock(&sbd->lock);
 	return 0;
@@ -288,7 +255,7 @@ const struct dev_pm_ops sbd_pm_ops = {
 	RUNTIME_PM_OPS(sbd_runtime_suspend, sbd_runtime_resume, NULL)
 };
 
-int sbd_disk_init(void)
+int sbd_disk_init(bool use_mq, unsigned int poll_queues)
 {
 	int ret;
 
@@ -296,23 +263,18 @@ int sbd_disk_init(void)
 	if (sbd_major < 0)
 		return sbd_major;
 
-	sbd_tag_set.ops = &sbd_mq_ops;
-	sbd_tag_set.nr_hw_queues = 1;
-	sbd_tag_set.queue_depth = SBD_QUEUE_DEPTH;
-	sbd_tag_set.numa_node = NUMA_NO_NODE;
-	/* No scheduler by default: reordering requests buys RAM nothing. */
-	sbd_tag_set.flags = SBD_MQ_F_MERGE | BLK_MQ_F_NO_SCHED_BY_DEFAULT;
-
-	ret = blk_mq_alloc_tag_set(&sbd_tag_set);
-	if (ret) {
+	sbd_use_mq = use_mq;
+	if (!use_mq)
+		return 0;
+	ret = sbd_mq_init(poll_queues);
+	if (ret)
 		unregister_blkdev(sbd_major, SBD_NAME);
-		return ret;
-	}
-	return 0;
+	return ret;
 }
 
 void sbd_disk_exit(void)
 {
-	blk_mq_free_tag_set(&sbd_tag_set);
+	if (sbd_use_mq)
+		sbd_mq_exit();
 	unregister_blkdev(sbd_major, SBD_NAME);
 }

@@ -14,7 +14,11 @@
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/rcupdate.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 
 #include "sbd.h"
 
@@ -22,8 +26,41 @@ static unsigned int sbd_ndevices = 1;
 module_param_named(ndevices, sbd_ndevices, uint, 0444);
 MODULE_PARM_DESC(ndevices, "Number of disks to create at load time (default 1)");
 
+/* queue_mode: "bio" (the default, the fastest) or "mq". */
+static bool sbd_use_mq;
+
+static int sbd_param_set_mode(const char *val, const struct kernel_param *kp)
+{
+	if (sysfs_streq(val, "bio"))
+		sbd_use_mq = false;
+	else if (sysfs_streq(val, "mq"))
+		sbd_use_mq = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int sbd_param_get_mode(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", sbd_use_mq ? "mq" : "bio");
+}
+
+static const struct kernel_param_ops sbd_param_mode_ops = {
+	.set = sbd_param_set_mode,
+	.get = sbd_param_get_mode,
+};
+
+module_param_cb(queue_mode, &sbd_param_mode_ops, NULL, 0444);
+MODULE_PARM_DESC(queue_mode, "bio: each bio copied as it is submitted (default, fastest); mq: blk-mq requests, with I/O schedulers and poll queues");
+
+static unsigned int sbd_poll_queues;
+module_param_named(poll_queues, sbd_poll_queues, uint, 0444);
+MODULE_PARM_DESC(poll_queues, "Hardware queues for polled I/O with queue_mode=mq, shared by all disks (default 0, at most one per CPU)");
+
 static u64 sbd_default_size = 16ULL << 20;
 u64 sbd_max_size = 1ULL << 30;
+/* 0 until sbd_init() gives it its default: half of RAM, as tmpfs has. */
+u64 sbd_max_total;
 
 /*
  * Each size is checked on its own here; that the default size is within
@@ -43,6 +80,8 @@ module_param_cb(size, &sbd_param_size_ops, &sbd_default_size, 0444);
 MODULE_PARM_DESC(size, "Capacity of each disk created at load time, in bytes with an optional K/M/G/T suffix (default 16M)");
 module_param_cb(max_size, &sbd_param_size_ops, &sbd_max_size, 0444);
 MODULE_PARM_DESC(max_size, "Largest capacity a disk may have (default 1G)");
+module_param_cb(max_total, &sbd_param_size_ops, &sbd_max_total, 0444);
+MODULE_PARM_DESC(max_total, "Bytes of data all disks together may hold (default half of RAM)");
 
 static int sbd_uevent(SBD_UEVENT_DEV_CONST struct device *dev,
 		      struct kobj_uevent_env *env)
@@ -90,11 +129,23 @@ static struct device_driver sbd_driver = {
 	.bus		= &sbd_bus,
 	.owner		= THIS_MODULE,
 	.groups		= sbd_driver_groups,
+	/*
+	 * Creating a disk checks that its gendisk exists once device_add()
+	 * returns; with driver_async_probe= or async_probe=1 the probe would
+	 * run later, in a worker that may outlive the module.
+	 */
+	.probe_type	= PROBE_FORCE_SYNCHRONOUS,
 	.probe		= sbd_probe,
 	.remove		= sbd_remove,
 	.pm		= pm_ptr(&sbd_pm_ops),
 };
 
+/*
+ * The disks asked for at load time.  Once one exists, anybody (udev's
+ * blkid first) may hold it open, and failing the init would free the
+ * module under it: a later failure keeps the disks made so far and says
+ * so.  Only a failure of the first one fails the load.
+ */
 static int __init sbd_create_initial(void)
 {
 	unsigned int i;
@@ -102,8 +153,13 @@ static int __init sbd_create_initial(void)
 
 	for (i = 0; i < sbd_ndevices; i++) {
 		ret = sbd_registry_create(sbd_default_size, -1);
-		if (ret < 0)
+		if (ret < 0 && !i)
 			return ret;
+		if (ret < 0) {
+			pr_warn("made %u of the %u disks asked for: error %d\n",
+				i, sbd_ndevices, ret);
+			break;
+		}
 	}
 	return 0;
 }
@@ -112,15 +168,30 @@ static int __init sbd_init(void)
 {
 	int ret;
 
-	if (sbd_default_size > sbd_max_size) {
-		pr_err("size %llu is over max_size %llu\n",
-		       sbd_default_size, sbd_max_size);
+	if (!sbd_max_total)
+		sbd_max_total = (u64)totalram_pages() << (PAGE_SHIFT - 1);
+	if (sbd_max_total < PAGE_SIZE) {
+		pr_err("max_total %llu is less than a page\n", sbd_max_total);
+		return -EINVAL;
+	}
+	sbd_store_set_budget(sbd_max_total);
+	if (sbd_default_size > sbd_max_size || sbd_default_size > sbd_max_total) {
+		pr_err("size %llu is over max_size %llu or max_total %llu\n",
+		       sbd_default_size, sbd_max_size, sbd_max_total);
 		return -EINVAL;
 	}
 	if (sbd_ndevices > SBD_MAX_ID + 1)
 		return -EINVAL;
+	if (sbd_poll_queues > nr_cpu_ids) {
+		pr_err("poll_queues %u is over the %u CPUs\n", sbd_poll_queues, nr_cpu_ids);
+		return -EINVAL;
+	}
+	if (sbd_poll_queues && !sbd_use_mq) {
+		pr_err("poll_queues needs queue_mode=mq\n");
+		return -EINVAL;
+	}
 
-	ret = sbd_disk_init();
+	ret = sbd_disk_init(sbd_use_mq, sbd_poll_queues);
 	if (ret)
 		return ret;
 
@@ -161,6 +232,8 @@ static void __exit sbd_exit(void)
 	driver_unregister(&sbd_driver);
 	bus_unregister(&sbd_bus);
 	sbd_disk_exit();
+	/* Pages discarded are freed by RCU callbacks in this module's code. */
+	rcu_barrier();
 }
 
 module_init(sbd_init);

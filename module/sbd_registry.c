@@ -29,14 +29,18 @@ static void sbd_dev_release(struct device *dev)
 	kfree(sbd);
 }
 
+/*
+ * The id asked for, or the lowest free one.  The ida answers ENOSPC when
+ * the id (or every id) is taken; new_device's errors name that EEXIST.
+ */
 static int sbd_alloc_id(int id)
 {
 	int ret;
 
 	if (id < 0)
-		return ida_alloc_max(&sbd_ida, SBD_MAX_ID, GFP_KERNEL);
-
-	ret = ida_alloc_range(&sbd_ida, id, id, GFP_KERNEL);
+		ret = ida_alloc_max(&sbd_ida, SBD_MAX_ID, GFP_KERNEL);
+	else
+		ret = ida_alloc_range(&sbd_ida, id, id, GFP_KERNEL);
 	return ret == -ENOSPC ? -EEXIST : ret;
 }
 
@@ -93,21 +97,25 @@ int sbd_registry_create(u64 size, int id)
 	if (ret)
 		goto out_put;
 
+	/* Counted before its add uevent, which a reader may react to. */
+	WRITE_ONCE(sbd_count, sbd_count + 1);
 	ret = device_add(&sbd->dev);
 	if (ret)
-		goto out_put;
+		goto out_uncount;
 
 	if (sbd->probe_err || !sbd->disk) {
 		ret = sbd->probe_err ? sbd->probe_err : -ENODEV;
+		WRITE_ONCE(sbd_count, sbd_count - 1);
 		device_unregister(&sbd->dev);
 		goto out_unlock;
 	}
 
 	list_add_tail(&sbd->list, &sbd_devices);
-	WRITE_ONCE(sbd_count, sbd_count + 1);
 	mutex_unlock(&sbd_lock);
 	return id;
 
+out_uncount:
+	WRITE_ONCE(sbd_count, sbd_count - 1);
 out_put:
 	put_device(&sbd->dev);
 out_unlock:

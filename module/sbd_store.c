@@ -7,9 +7,51 @@
 #include <linux/blkdev.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/atomic.h>
+#include <linux/rcupdate.h>
 #include <linux/xarray.h>
 
 #include "sbd.h"
+
+/*
+ * The memory budget: pages all disks together may hold (max_total), and how
+ * many they hold.  A page is counted before it is allocated, so that racing
+ * writers can never overshoot the budget.
+ */
+static unsigned long sbd_pages_max;
+
+/* Pages freed between two cond_resched() calls. */
+#define SBD_FREE_BATCH	1024
+
+static atomic_long_t sbd_pages_used = ATOMIC_LONG_INIT(0);
+
+void sbd_store_set_budget(u64 max_total)
+{
+	sbd_pages_max = max_total >> PAGE_SHIFT;
+}
+
+u64 sbd_store_mem_used(void)
+{
+	return (u64)atomic_long_read(&sbd_pages_used) << PAGE_SHIFT;
+}
+
+u64 sbd_store_mem_max(void)
+{
+	return (u64)sbd_pages_max << PAGE_SHIFT;
+}
+
+static bool sbd_budget_take(void)
+{
+	if (atomic_long_inc_return(&sbd_pages_used) <= sbd_pages_max)
+		return true;
+	atomic_long_dec(&sbd_pages_used);
+	return false;
+}
+
+static void sbd_budget_give(unsigned long pages)
+{
+	atomic_long_sub(pages, &sbd_pages_used);
+}
 
 void sbd_store_init(struct sbd_dev *sbd)
 {
@@ -27,31 +69,31 @@ static unsigned int sbd_page_offset(sector_t sector)
 }
 
 /*
- * Return the page holding @sector, allocating it if needed.  Two writers
- * racing for the same new page both allocate; xa_cmpxchg() keeps the first
- * and the loser frees its own.  Called from ->queue_rq(), which must not
- * sleep (the queue is not BLK_MQ_F_BLOCKING: quiescing it then needs only
- * RCU, not the tag set's SRCU), so the allocation does not wait: under
- * memory pressure it fails and the request is retried by blk-mq.
+ * Make sure the page @index exists: 0, or -ENOSPC when the budget is spent,
+ * -ENOMEM when no page could be had.  Two writers racing for the same new
+ * page both allocate; xa_cmpxchg() keeps the first and the loser frees its
+ * own.  @gfp is GFP_NOWAIT from ->queue_rq(), which must not sleep (the
+ * queue is not BLK_MQ_F_BLOCKING: quiescing it then needs only RCU, not the
+ * tag set's SRCU), and GFP_NOIO from the bio path, which may.
  */
-static struct page *sbd_store_get_page(struct sbd_dev *sbd, pgoff_t index)
+static int sbd_store_add_page(struct sbd_dev *sbd, pgoff_t index, gfp_t gfp)
 {
-	struct page *page, *cur;
+	struct page *page;
+	void *cur;
 
-	page = xa_load(&sbd->pages, index);
-	if (page)
-		return page;
-
-	page = alloc_page(GFP_NOWAIT | __GFP_NOWARN | __GFP_ZERO | __GFP_HIGHMEM);
-	if (!page)
-		return NULL;
-
-	cur = xa_cmpxchg(&sbd->pages, index, NULL, page, GFP_NOWAIT | __GFP_NOWARN);
+	if (!sbd_budget_take())
+		return -ENOSPC;
+	page = alloc_page(gfp | __GFP_NOWARN | __GFP_ZERO | __GFP_HIGHMEM);
+	if (!page) {
+		sbd_budget_give(1);
+		return -ENOMEM;
+	}
+	cur = xa_cmpxchg(&sbd->pages, index, NULL, page, gfp | __GFP_NOWARN);
 	if (!cur)
-		return page;
-
+		return 0;
 	__free_page(page);
-	return xa_is_err(cur) ? NULL : cur;
+	sbd_budget_give(1);
+	return xa_is_err(cur) ? -ENOMEM : 0;
 }
 
 /* Copy @len bytes at @sector into @page + @offset. */
@@ -61,8 +103,10 @@ int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 	while (len) {
 		unsigned int pos = sbd_page_offset(sector);
 		unsigned int chunk = min_t(unsigned int, len, PAGE_SIZE - pos);
-		struct page *src = xa_load(&sbd->pages, sbd_page_index(sector));
+		struct page *src;
 
+		rcu_read_lock();
+		src = xa_load(&sbd->pages, sbd_page_index(sector));
 		if (src) {
 			void *from = kmap_local_page(src);
 
@@ -71,6 +115,7 @@ int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		} else {
 			memzero_page(page, offset, chunk);
 		}
+		rcu_read_unlock();
 		offset += chunk;
 		len -= chunk;
 		sector += chunk >> SECTOR_SHIFT;
@@ -78,26 +123,91 @@ int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 	return 0;
 }
 
-/* Copy @len bytes from @page + @offset to @sector. */
+/*
+ * Copy @len bytes from @page + @offset to @sector, allocating pages with
+ * @gfp.  A page is looked up and written inside rcu_read_lock(), so that a
+ * discard beside it cannot free it meanwhile; a missing one is added
+ * outside (the allocation may sleep) and looked up again.
+ */
 int sbd_store_write(struct sbd_dev *sbd, sector_t sector, struct page *page,
-		    unsigned int offset, unsigned int len)
+		    unsigned int offset, unsigned int len, gfp_t gfp)
 {
 	while (len) {
 		unsigned int pos = sbd_page_offset(sector);
 		unsigned int chunk = min_t(unsigned int, len, PAGE_SIZE - pos);
-		struct page *dst = sbd_store_get_page(sbd, sbd_page_index(sector));
+		pgoff_t index = sbd_page_index(sector);
+		struct page *dst;
 		void *to;
+		int ret;
 
-		if (!dst)
-			return -ENOMEM;
+		rcu_read_lock();
+		dst = xa_load(&sbd->pages, index);
+		if (!dst) {
+			rcu_read_unlock();
+			ret = sbd_store_add_page(sbd, index, gfp);
+			if (ret)
+				return ret;
+			continue;
+		}
 		to = kmap_local_page(dst);
 		memcpy_from_page(to + pos, page, offset, chunk);
 		kunmap_local(to);
+		rcu_read_unlock();
 		offset += chunk;
 		len -= chunk;
 		sector += chunk >> SECTOR_SHIFT;
 	}
 	return 0;
+}
+
+static void sbd_free_page_rcu(struct rcu_head *head)
+{
+	__free_page(container_of(head, struct page, rcu_head));
+}
+
+/* Zero @len bytes at @pos of the page @index, if it exists. */
+static void sbd_store_zero_part(struct sbd_dev *sbd, pgoff_t index,
+				unsigned int pos, unsigned int len)
+{
+	struct page *page;
+
+	rcu_read_lock();
+	page = xa_load(&sbd->pages, index);
+	if (page)
+		memzero_page(page, pos, len);
+	rcu_read_unlock();
+}
+
+/*
+ * Discard or zero @len bytes at @sector: the whole pages inside the range
+ * go back to the system and the budget, the parts of pages at its ends are
+ * zeroed; either way the range reads as zeros.  I/O may run beside it, so
+ * a page is freed only after an RCU grace period: readers and writers look
+ * pages up and copy inside rcu_read_lock().
+ */
+void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len)
+{
+	unsigned long freed = 0;
+	struct page *page;
+
+	while (len) {
+		unsigned int pos = sbd_page_offset(sector);
+		unsigned int chunk = min_t(u64, len, PAGE_SIZE - pos);
+		pgoff_t index = sbd_page_index(sector);
+
+		if (chunk < PAGE_SIZE) {
+			sbd_store_zero_part(sbd, index, pos, chunk);
+		} else {
+			page = xa_erase(&sbd->pages, index);
+			if (page) {
+				call_rcu(&page->rcu_head, sbd_free_page_rcu);
+				freed++;
+			}
+		}
+		len -= chunk;
+		sector += chunk >> SECTOR_SHIFT;
+	}
+	sbd_budget_give(freed);
 }
 
 /*
@@ -109,8 +219,8 @@ void sbd_store_truncate(struct sbd_dev *sbd, u64 size)
 {
 	pgoff_t first_gone = DIV_ROUND_UP_ULL(size, PAGE_SIZE);
 	unsigned int tail = offset_in_page(size);
+	unsigned long index, freed = 0;
 	struct page *page;
-	unsigned long index;
 
 	if (tail) {
 		page = xa_load(&sbd->pages, size >> PAGE_SHIFT);
@@ -121,7 +231,11 @@ void sbd_store_truncate(struct sbd_dev *sbd, u64 size)
 	xa_for_each_start(&sbd->pages, index, page, first_gone) {
 		xa_erase(&sbd->pages, index);
 		__free_page(page);
+		/* A large disk has millions of pages: let others run. */
+		if (!(++freed % SBD_FREE_BATCH))
+			cond_resched();
 	}
+	sbd_budget_give(freed);
 }
 
 void sbd_store_free(struct sbd_dev *sbd)

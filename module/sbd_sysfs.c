@@ -66,14 +66,26 @@ int sbd_parse_bytes(const char *buf, u64 *bytes)
 	return 0;
 }
 
-/* Parse the capacity of a disk: a size as above, at most max_size. */
+/*
+ * Parse the capacity of a disk: a size as above, at most max_size, and no
+ * larger than the memory budget (a disk that could never be filled).
+ */
 int sbd_parse_size(const char *buf, u64 *size)
 {
 	int ret = sbd_parse_bytes(buf, size);
 
 	if (ret)
 		return ret;
-	return *size > sbd_max_size ? -EINVAL : 0;
+	return *size > sbd_max_size || *size > sbd_max_total ? -EINVAL : 0;
+}
+
+/*
+ * The parsers read a store's buffer as a C string: refuse a value with a
+ * NUL inside its @count bytes ("16M\0junk"), which they would cut short.
+ */
+static int sbd_check_text(const char *buf, size_t count)
+{
+	return strnlen(buf, count) == count ? 0 : -EINVAL;
 }
 
 void sbd_notify_change(struct sbd_dev *sbd, const char *attr)
@@ -121,28 +133,22 @@ static ssize_t size_store(struct device *dev, struct device_attribute *attr,
 			  const char *buf, size_t count)
 {
 	struct sbd_dev *sbd = to_sbd_dev(dev);
-	bool changed = false;
 	u64 size;
 	int ret;
 
-	ret = sbd_parse_size(buf, &size);
+	ret = sbd_check_text(buf, count);
+	if (!ret)
+		ret = sbd_parse_size(buf, &size);
 	if (ret)
 		return ret;
 
-	mutex_lock(&sbd->lock);
-	if (size == sbd->size) {
-		ret = 0;
-	} else if (sbd->open_count) {
-		ret = -EBUSY;
-	} else {
-		ret = sbd_disk_resize(sbd, size);
-		changed = !ret;
-	}
-	mutex_unlock(&sbd->lock);
+	device_lock(dev);
+	ret = sbd_disk_set_size(sbd, size);
+	device_unlock(dev);
 
-	if (changed)
+	if (ret > 0)
 		sbd_notify_change(sbd, "size");
-	return ret ? ret : count;
+	return ret < 0 ? ret : count;
 }
 static DEVICE_ATTR_RW(size);
 
@@ -273,6 +279,19 @@ static ssize_t ndevices_show(struct device_driver *drv, char *buf)
 }
 static DRIVER_ATTR_RO(ndevices);
 
+/* The memory budget: bytes of data pages held by all disks, and the cap. */
+static ssize_t mem_used_show(struct device_driver *drv, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", sbd_store_mem_used());
+}
+static DRIVER_ATTR_RO(mem_used);
+
+static ssize_t mem_max_show(struct device_driver *drv, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", sbd_store_mem_max());
+}
+static DRIVER_ATTR_RO(mem_max);
+
 /* Parse "SIZE [ID]": a size as sbd_parse_size() takes it, an optional id. */
 static int sbd_parse_new_device(const char *buf, u64 *size, int *id)
 {
@@ -312,7 +331,9 @@ static ssize_t new_device_store(struct device_driver *drv, const char *buf,
 	u64 size;
 	int id, ret;
 
-	ret = sbd_parse_new_device(buf, &size, &id);
+	ret = sbd_check_text(buf, count);
+	if (!ret)
+		ret = sbd_parse_new_device(buf, &size, &id);
 	if (ret)
 		return ret;
 
@@ -348,7 +369,9 @@ static ssize_t delete_device_store(struct device_driver *drv, const char *buf,
 	u32 id;
 	int ret;
 
-	ret = sbd_parse_device_id(buf, &id);
+	ret = sbd_check_text(buf, count);
+	if (!ret)
+		ret = sbd_parse_device_id(buf, &id);
 	if (ret)
 		return ret;
 
@@ -360,6 +383,8 @@ static DRIVER_ATTR_WO(delete_device);
 static struct attribute *sbd_driver_attrs[] = {
 	&driver_attr_version.attr,
 	&driver_attr_ndevices.attr,
+	&driver_attr_mem_used.attr,
+	&driver_attr_mem_max.attr,
 	&driver_attr_new_device.attr,
 	&driver_attr_delete_device.attr,
 	NULL,

@@ -3,7 +3,7 @@
 # through tests/vm/run-vm: the real sbd.ko, a real dbus-daemon --system with
 # the project's policy, sbdd from the build tree and the benchmark's floor
 # server, all on the guest's CPU 0 unless --no-pin; sbd-bench measures rows
-# 1-7 and 9, fio measures row 8 against the kernel's brd. With --udisks (a
+# 1-7 and 9, fio measures row 8 against the kernel's brd (and null_blk). With --udisks (a
 # --systemd guest) it measures the peer, udisks2, instead.
 #
 # Results go to $SBD_VM_RESULTS: results.tsv (sbd-bench --table prints it)
@@ -167,36 +167,47 @@ median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# fio_row KIND ENGINE RW BS WHAT: rounds of sbd0 then ram0, back to back;
-# the ratio is the median of each round's ratio (the host's load drifts
-# between rounds, rarely within one), the MB/s columns the medians.
+# fio_row KIND ENGINE RW BS WHAT: rounds of sbd0, ram0 and nullb0, back to
+# back; the ratio is the median of each round's ratio (the host's load
+# drifts between rounds, rarely within one), the MB/s columns the medians.
+# null_blk (memory_backed=1, blk-mq, completing inline) is the kernel's own
+# blk-mq RAM disk: its row beside brd's is what blk-mq itself costs.
 fio_row() {
-	local kind=$1 engine=$2 rw=$3 bs=$4 what=$5 round s b sbd=() brd=() ratios=()
+	local kind=$1 engine=$2 rw=$3 bs=$4 what=$5 round s b n sbd=() brd=() nul=() ratios=() nratios=()
 	for ((round = 0; round < fio_rounds; round++)); do
 		s=$(fio_mbs /dev/sbd0 "$engine" "$rw" "$bs")
 		b=$(fio_mbs /dev/ram0 "$engine" "$rw" "$bs")
-		sbd+=("$s") brd+=("$b")
+		n=$(fio_mbs /dev/nullb0 "$engine" "$rw" "$bs")
+		sbd+=("$s") brd+=("$b") nul+=("$n")
 		ratios+=("$(awk -v s="$s" -v b="$b" 'BEGIN { printf "%.4f", (b > 0 ? s / b : 0) }')")
+		nratios+=("$(awk -v s="$n" -v b="$b" 'BEGIN { printf "%.4f", (b > 0 ? s / b : 0) }')")
 	done
-	log "$engine $what: sbd0 ${sbd[*]} MB/s, ram0 ${brd[*]} MB/s"
-	printf '8\t%s\t0.9\tMB/s\t%s\t-1\t%s\t-1\t%s\tfio %s %s, bs %s, direct, depth 1: sbd0 / brd ram0 (%d MiB, median of %d rounds of %s s)\n' \
+	log "$engine $what: sbd0 ${sbd[*]} MB/s, ram0 ${brd[*]} MB/s, nullb0 ${nul[*]} MB/s"
+	printf '8\t%s\t0.9\tMB/s\t%s\t-1\t%s\t-1\t%s\tfio %s %s, bs %s, direct, depth 1: sbd0 (queue_mode=%s) / brd ram0 (%d MiB, median of %d rounds of %s s)\n' \
 		"$kind" "$(median "${sbd[@]}")" "$(median "${brd[@]}")" "$(median "${ratios[@]}")" \
-		"$engine" "$what" "$bs" "$fio_mib" "$fio_rounds" "$fio_seconds" >>"$RESULTS"
+		"$engine" "$what" "$bs" "$(</sys/module/sbd/parameters/queue_mode)" "$fio_mib" "$fio_rounds" "$fio_seconds" >>"$RESULTS"
+	printf '8\tcontext\t-1\tMB/s\t%s\t-1\t%s\t-1\t%s\tfio %s %s, bs %s: null_blk nullb0 (memory_backed, blk-mq) / brd ram0, same rounds\n' \
+		"$(median "${nul[@]}")" "$(median "${brd[@]}")" "$(median "${nratios[@]}")" \
+		"$engine" "$what" "$bs" >>"$RESULTS"
 }
 
 if ((fio_rows && !udisks)); then
-	step "row 8: fio on sbd0 and on brd's ram0, same size, direct I/O"
+	step "row 8: fio on sbd0, on brd's ram0 and on null_blk's nullb0, same size, direct I/O"
 	echo "$((fio_mib * 1024 * 1024))" >"$D0/size" || die "cannot resize sbd0"
 	modprobe brd rd_nr=1 rd_size=$((fio_mib * 1024)) || die "modprobe brd failed"
+	# null_blk's size is in whole GiB; fio uses only the first fio_mib MiB
+	modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2 irqmode=0 \
+		submit_queues=1 hw_queue_depth=128 || die "modprobe null_blk failed"
 	assert_block_device /dev/ram0
-	for dev in /dev/sbd0 /dev/ram0; do # every page allocated before measuring
+	assert_block_device /dev/nullb0
+	for dev in /dev/sbd0 /dev/ram0 /dev/nullb0; do # every page allocated before measuring
 		dd if=/dev/zero of="$dev" bs=1M count="$fio_mib" oflag=direct status=none ||
 			die "filling $dev failed"
 	done
-	# libaio (io_submit ends its plug itself) holds the goal; psync is
-	# shown beside it: its direct writes wait with the request still in
-	# the task's plug, so blk-mq dispatches them from kblockd (6.1), a
-	# cost of every blk-mq disk that bio-based brd never pays.
+	# libaio and psync: psync's direct writes wait with their request
+	# still in the task's plug, so a blk-mq disk dispatches them from
+	# kblockd (6.1), a cost bio-based brd, and sbd's default
+	# queue_mode=bio, never pay (docs/performance.md).
 	for job in "read 1M sequential read" "write 1M sequential write" \
 		"randread 4k 4 KiB random read" "randwrite 4k 4 KiB random write"; do
 		read -r rw bs what <<<"$job"
@@ -204,10 +215,11 @@ if ((fio_rows && !udisks)); then
 	done
 	for job in "randread 4k 4 KiB random read" "randwrite 4k 4 KiB random write"; do
 		read -r rw bs what <<<"$job"
-		fio_row context psync "$rw" "$bs" "$what"
+		fio_row at-least psync "$rw" "$bs" "$what"
 	done
 	modprobe -r brd || fail "modprobe -r brd failed"
-	pass "fio ran on both disks"
+	modprobe -r null_blk || fail "modprobe -r null_blk failed"
+	pass "fio ran on the three disks"
 fi
 
 step "the table"

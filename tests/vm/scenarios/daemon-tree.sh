@@ -77,7 +77,7 @@ assert_eq "" "$(busctl --system status "$SBD_NAME" 2>/dev/null)" "no owner of $S
 step "sbdd loads sbd by name through libkmod, with parameters"
 sbd_module_install
 assert_not_exists /sys/module/sbd
-assert_match "^/lib/modules/$(uname -r)/extra/sbd.ko$" "$(modinfo -n sbd)" "modinfo -n sbd"
+assert_eq "/lib/modules/$(uname -r)/extra/sbd.ko" "$(modinfo -n sbd)" "modinfo -n sbd"
 sbdd_start -p ndevices=2 -p size=32M
 assert_exists /sys/module/sbd
 assert_file_content /sys/module/sbd/initstate live

@@ -1,0 +1,193 @@
+#!/bin/bash
+# Failing allocations (debug kernel: run-vm --kernel debug). fail-nth sweeps
+# fail every slab and page allocation, one at a time, of creating a disk,
+# deleting it, shrinking and growing it, writing label, read_only and online,
+# and of the first write of a page: each must end in a clean errno with the
+# state unchanged. Then a lottery (failslab and fail_page_alloc at 10% for a
+# busybox shell that creates, resizes, toggles, writes and deletes disks)
+# while sbdd mirrors it, and sbdd's own next allocation failed under Set
+# calls. Afterwards the module works, sbdd's tree equals sysfs, `rmmod`
+# succeeds, and the run's kmemleak scan is clean (run-vm).
+# The injected tasks run static binaries from a tmpfs (a failed 9p read
+# could take the guest's root with it).
+# shellcheck source=tests/vm/lib.sh
+. "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
+
+ROUNDS=${1:-30}
+DBG=/sys/kernel/debug
+BIN=/run/sbd-fault
+FT=$BIN/sbd-faulttool
+BB=$BIN/busybox
+ENOMEM_TEXT='Cannot allocate memory'
+
+# fi_set KNOB VALUE: the same debugfs knob of failslab and fail_page_alloc
+fi_set() {
+	echo "$2" >"$DBG/failslab/$1"
+	echo "$2" >"$DBG/fail_page_alloc/$1"
+}
+
+step "fault injection knobs"
+[[ -d $DBG/failslab && -d $DBG/fail_page_alloc ]] ||
+	die "no failslab/fail_page_alloc in debugfs: this kernel lacks CONFIG_FAILSLAB/FAIL_PAGE_ALLOC (use run-vm --kernel debug)"
+# Quiet (verbose 0: a stack dump per failure would read as a kernel
+# problem), and every allocation eligible: sleeping ones, order 0, highmem.
+fi_set verbose 0
+fi_set probability 0
+fi_set interval 1
+fi_set times -1
+fi_set space 0
+fi_set task-filter Y
+fi_set ignore-gfp-wait N
+echo N >"$DBG/fail_page_alloc/ignore-gfp-highmem"
+echo 0 >"$DBG/fail_page_alloc/min-order"
+mkdir -p "$BIN"
+cp "$SBD_BUILD_DIR/tests/vm/sbd-faulttool" /bin/busybox "$BIN/"
+assert_file_content "$DBG/fail_page_alloc/min-order" 0
+
+step "module and daemon"
+sbd_bus_start
+sbdd_start -p ndevices=1 -p size=16M
+DRV=$SBD_DRV
+SIZE0=$(sbd_attr sbd0 size)
+
+# sweep NAME ALLOWED_ERRNOS_ERE EXPECT_AFTER_FAILURE SWEEP_ARGS...: a fail-nth
+# sweep (sbd-faulttool sweep ... --show F): every step OK or an allowed errno,
+# and after every failed step F still holds EXPECT_AFTER_FAILURE.
+sweep() {
+	local name=$1 allowed=$2 keep=$3 out rc=0 bad points
+	shift 3
+	out=$("$FT" sweep "$@" 2>&1) || rc=$?
+	printf '%s\n' "$out" >"$SBD_VM_RESULTS/sweep-$name.txt"
+	if ((rc != 0)); then
+		fail "$name: the sweep stopped (status $rc): $(tail -n 3 <<<"$out" | tr '\n' ' ')"
+		return 0
+	fi
+	points=$(sed -n 's/^end //p' <<<"$out")
+	bad=$(grep -Ev "^[0-9]+ OK |^[0-9]+ ($allowed) $keep\$|^end [0-9]+\$" <<<"$out" || true)
+	if [[ -z $bad ]]; then
+		pass "$name: $((points - 1)) injection points, each failed once: $(awk '$1 != "end" {print $2}' <<<"$out" | sort | uniq -c | tr -s ' \n' ' ')"
+	else
+		fail "$name: steps outside the contract (errno, or the state a failure left): $(head -n 5 <<<"$bad" | tr '\n' ';')"
+	fi
+}
+
+step "fail-nth: creating a disk (new_device)"
+sweep create ENOMEM 1 --show "$DRV/ndevices" --undo "$DRV/delete_device" 5 "$DRV/new_device" "1M 5"
+assert_file_content "$DRV/ndevices" 1
+assert_not_exists "$SBD_DEVICES/sbd5"
+assert_not_exists /sys/block/sbd5
+
+step "fail-nth: deleting a disk (delete_device)"
+attr_write "$DRV/new_device" "1M 6"
+sweep delete ENOMEM 2 --show "$DRV/ndevices" --undo "$DRV/new_device" "1M 6" "$DRV/delete_device" 6
+assert_file_content "$DRV/ndevices" 2
+attr_write "$DRV/delete_device" 6
+
+step "fail-nth: shrinking and growing (size)"
+sweep shrink ENOMEM 16777216 --show "$SIZE0" --undo "$SIZE0" 16M "$SIZE0" 8M
+sweep grow ENOMEM 16777216 --show "$SIZE0" --undo "$SIZE0" 16M "$SIZE0" 32M
+assert_file_content "$SIZE0" 16777216
+
+step "fail-nth: label, read_only, online"
+attr_write "$(sbd_attr sbd0 label)" before
+sweep label ENOMEM before --show "$(sbd_attr sbd0 label)" --undo "$(sbd_attr sbd0 label)" before "$(sbd_attr sbd0 label)" after
+sweep read-only ENOMEM 0 --show "$(sbd_attr sbd0 read_only)" --undo "$(sbd_attr sbd0 read_only)" 0 "$(sbd_attr sbd0 read_only)" 1
+sweep offline ENOMEM 1 --show "$(sbd_attr sbd0 online)" --undo "$(sbd_attr sbd0 online)" 1 "$(sbd_attr sbd0 online)" 0
+assert_file_content "$(sbd_attr sbd0 online)" 1
+assert_file_content "$(sbd_attr sbd0 read_only)" 0
+
+step "fail-nth: the first write of a page (O_DIRECT, fresh pages of sbd0)"
+rc=0
+out=$("$FT" sweep-io /dev/sbd0 2>&1) || rc=$?
+printf '%s\n' "$out" >"$SBD_VM_RESULTS/sweep-first-write.txt"
+bad=$(grep -Ev '^[0-9]+ (OK|ENOMEM|EIO|ENOSPC|EAGAIN)$|^end [0-9]+$' <<<"$out" || true)
+if ((rc == 0)) && [[ -z $bad ]]; then
+	pass "first write: $(($(sed -n 's/^end //p' <<<"$out") - 1)) injection points: $(awk '$1 != "end" {print $2}' <<<"$out" | sort | uniq -c | tr -s ' \n' ' ')"
+else
+	fail "first write (status $rc): $(head -n 5 <<<"${bad:-$out}" | tr '\n' ';')"
+fi
+
+step "lottery: $ROUNDS rounds of a busybox shell at 10% failslab and fail_page_alloc"
+# The shell marks itself (make-it-fail is inherited by what it forks); its
+# errors go to err.txt. A disk it failed to create is skipped; one it
+# failed to delete is deleted again, unarmed if need be, afterwards.
+cat >"$BIN/lottery.sh" <<'SH'
+echo 1 >/proc/self/make-it-fail
+bb=$2
+drv=/sys/bus/sbd/drivers/sbd
+d=/sys/devices/system/sbd/sbd7
+i=0
+while [ "$i" -lt "$1" ]; do
+	i=$((i + 1))
+	echo "1M 7" >"$drv/new_device" || continue
+	echo 2M >"$d/size"
+	echo "l$i" >"$d/label"
+	echo 1 >"$d/read_only"
+	echo 0 >"$d/read_only"
+	echo 0 >"$d/online"
+	echo 1 >"$d/online"
+	"$bb" dd if=/dev/zero of=/dev/sbd7 bs=4k count=16 oflag=direct 2>&1 | "$bb" grep -v records
+	"$bb" dd if=/dev/sbd7 of=/dev/null bs=4k count=16 iflag=direct 2>&1 | "$bb" grep -v records
+	echo 512K >"$d/size"
+	j=0
+	while [ -e "$d" ] && [ "$j" -lt 20 ]; do
+		echo 7 >"$drv/delete_device"
+		j=$((j + 1))
+	done
+done
+SH
+fi_set probability 10
+rc=0
+timeout 600 "$BB" sh "$BIN/lottery.sh" "$ROUNDS" "$BB" >"$SBD_TMP/lottery.out" 2>&1 || rc=$?
+fi_set probability 0
+cp "$SBD_TMP/lottery.out" "$SBD_VM_RESULTS/lottery.txt"
+((rc != 124)) || fail "the lottery did not end in 600 s (a hung writer?)"
+# Every complaint must be an allocation failure, a failed I/O, a file that a
+# failed creation did not make, or a write refused because a failed toggle
+# left the disk read-only.
+bad=$(grep -Ev "$ENOMEM_TEXT|No space left on device|I/O error|Input/output error|No such file or directory|Operation not permitted" \
+	"$SBD_TMP/lottery.out" || true)
+if [[ -z $bad ]]; then
+	pass "lottery: $(grep -c . "$SBD_TMP/lottery.out" || true) refusals, all ENOMEM/ENOSPC/EIO or a missing disk"
+else
+	fail "lottery: unexpected errors: $(head -n 5 <<<"$bad" | tr '\n' ';')"
+fi
+[[ ! -e $SBD_DEVICES/sbd7 ]] || attr_write "$DRV/delete_device" 7
+assert_file_content "$DRV/ndevices" 1
+sbdd_alive
+
+step "sbdd's own next allocation fails under Set calls"
+# times=1: the first eligible allocation sbdd makes after arming fails
+# (its sysfs write, a read, a message): it answers with an error or
+# succeeds, and goes on serving.
+results=()
+for i in $(seq 1 20); do
+	fi_set times 1
+	echo 100 >"$DBG/failslab/probability"
+	echo 1 >"/proc/$SBDD_PID/make-it-fail"
+	results+=("$(dbus_error -o "$(sbd_dev_path sbd0)" -m org.freedesktop.DBus.Properties.Set \
+		org.sbd.Sbd1.Device Label "<'set$i'>")")
+	echo 0 >"/proc/$SBDD_PID/make-it-fail"
+	fi_set probability 0
+done
+fi_set times -1
+bad=$(printf '%s\n' "${results[@]}" | grep -Ev '^ok$|^org\.sbd\.Sbd1\.Error\.[A-Za-z]+$|^org\.freedesktop\.DBus\.Error\.NoMemory$' || true)
+if [[ -z $bad ]]; then
+	pass "Set under sbdd's injected failures: $(printf '%s\n' "${results[@]}" | sort | uniq -c | tr -s ' \n' ' ')"
+else
+	fail "Set under sbdd's injected failures: $(head -n 3 <<<"$bad" | tr '\n' ';')"
+fi
+sbdd_alive
+
+step "afterwards: everything works"
+attr_write "$DRV/new_device" "4M 8"
+random_file "$SBD_TMP/data" 2048
+dd if="$SBD_TMP/data" of=/dev/sbd8 bs=64K oflag=direct status=none
+same_data "$SBD_TMP/data" /dev/sbd8
+attr_write "$(sbd_attr sbd0 label)" final
+assert_file_content "$(sbd_attr sbd0 label)" final
+sbd_check_tree --timeout 60
+attr_write "$DRV/delete_device" 8
+sbdd_stop
+sbd_module_unload
+assert_not_exists "$SBD_BUS"

@@ -1,0 +1,86 @@
+#!/bin/bash
+# Discard and write-zeroes: blkdiscard, BLKZEROOUT (blkdiscard -z) and
+# fstrim on a mounted ext4 work, give pages back (mem_used drops), and the
+# range reads as zeros; the queue limits say a page of granularity.
+# shellcheck source=tests/vm/lib.sh
+. "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
+
+M=$((1024 * 1024))
+Q=/sys/block/sbd0/queue
+used() { read_attr "$SBD_DRV/mem_used"; }
+
+# zeros_at OFFSET LEN: the disk reads as zeros there
+zeros_at() {
+	dd if=/dev/sbd0 of="$SBD_TMP/z" bs=512 skip=$(($1 / 512)) count=$(($2 / 512)) iflag=direct status=none
+	if cmp -n "$2" "$SBD_TMP/z" /dev/zero >/dev/null 2>&1; then
+		pass "$2 bytes at $1 read as zeros"
+	else
+		fail "$2 bytes at $1 do not read as zeros"
+	fi
+}
+# same_at OFFSET LEN: the disk holds the random file's bytes there
+same_at() {
+	if cmp -n "$2" -i "$1:$1" "$SBD_TMP/r" /dev/sbd0 >/dev/null 2>&1; then
+		pass "$2 bytes at $1 kept"
+	else
+		fail "$2 bytes at $1 changed"
+	fi
+}
+
+step "a 64 MiB disk, 16 MiB of random data"
+sbd_module_load ndevices=1 size=64M
+assert_file_content "$Q/discard_granularity" 4096
+assert_match '^[1-9][0-9]*$' "$(read_attr "$Q/discard_max_bytes")" "discard_max_bytes"
+assert_match '^[1-9][0-9]*$' "$(read_attr "$Q/write_zeroes_max_bytes")" "write_zeroes_max_bytes"
+random_file "$SBD_TMP/r" $((16 * 1024))
+assert_ok dd if="$SBD_TMP/r" of=/dev/sbd0 bs=1M oflag=direct status=none
+assert_eq $((16 * M)) "$(used)" "mem_used after writing 16 MiB"
+
+step "blkdiscard of 8 MiB gives 8 MiB back and reads as zeros"
+assert_ok blkdiscard -o $((4 * M)) -l $((8 * M)) /dev/sbd0
+assert_eq $((8 * M)) "$(used)" "mem_used after the discard"
+zeros_at $((4 * M)) $((8 * M))
+same_at 0 $((4 * M))
+same_at $((12 * M)) $((4 * M))
+
+step "a discard of part of a page zeroes that part only"
+assert_ok blkdiscard -o $((1 * M + 512)) -l 1024 /dev/sbd0
+zeros_at $((1 * M + 512)) 1024
+same_at $((1 * M)) 512
+same_at $((1 * M + 1536)) $((4096 - 1536))
+assert_eq $((8 * M)) "$(used)" "mem_used (no whole page discarded)"
+
+step "BLKZEROOUT (blkdiscard -z) gives pages back and reads as zeros"
+assert_ok blkdiscard -z -o $((12 * M)) -l $((4 * M)) /dev/sbd0
+assert_eq $((4 * M)) "$(used)" "mem_used after zeroing 4 MiB"
+zeros_at $((12 * M)) $((4 * M))
+same_at 0 $((1 * M))
+
+step "read_only: discard and zeroing fail, nothing freed"
+attr_write "$SBD_DEVICES/sbd0/read_only" 1
+assert_fails blkdiscard -o 0 -l $((1 * M)) /dev/sbd0
+assert_fails blkdiscard -z -o 0 -l $((1 * M)) /dev/sbd0
+assert_eq $((4 * M)) "$(used)" "mem_used"
+same_at 0 $((1 * M))
+attr_write "$SBD_DEVICES/sbd0/read_only" 0
+
+step "fstrim on a mounted ext4 gives a deleted file's pages back"
+modprobe ext4 || die "modprobe ext4 failed"
+assert_ok mkfs.ext4 -q -F /dev/sbd0
+mkdir -p "$SBD_TMP/mnt"
+mount -t ext4 /dev/sbd0 "$SBD_TMP/mnt" || die "mount failed"
+dd if=/dev/urandom of="$SBD_TMP/mnt/f" bs=1M count=24 conv=fsync status=none
+full=$(used)
+rm "$SBD_TMP/mnt/f"
+sync
+out=$(fstrim -v "$SBD_TMP/mnt" 2>&1) || fail "fstrim failed: $out"
+after=$(used)
+if ((full - after >= 20 * M)); then
+	pass "fstrim gave back $(((full - after) / M)) MiB ($out)"
+else
+	fail "mem_used $full before fstrim, $after after: less than 20 MiB back ($out)"
+fi
+umount "$SBD_TMP/mnt"
+
+step "unload"
+sbd_module_unload
