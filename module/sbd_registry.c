@@ -98,7 +98,7 @@ int sbd_registry_create(u64 size, int id)
 		goto out_put;
 
 	if (sbd->probe_err || !sbd->disk) {
-		ret = sbd->probe_err ? sbd->probe_err : -ENODEV;
+		ret = sbd->probe_err ? sbd->probe_err : -ENOMEM;
 		device_unregister(&sbd->dev);
 		goto out_unlock;
 	}
