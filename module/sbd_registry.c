@@ -104,7 +104,7 @@ int sbd_registry_create(u64 size, int id)
 		goto out_uncount;
 
 	if (sbd->probe_err || !sbd->disk) {
-		ret = sbd->probe_err ? sbd->probe_err : -ENODEV;
+		ret = sbd->probe_err ? sbd->probe_err : -ENOMEM;
 		WRITE_ONCE(sbd_count, sbd_count - 1);
 		device_unregister(&sbd->dev);
 		goto out_unlock;
