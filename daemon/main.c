@@ -262,6 +262,14 @@ static int run(struct daemon *d) {
         r = sd_bus_attach_event(d->bus, d->event, SD_EVENT_PRIORITY_NORMAL);
         if (r < 0)
                 return log_error_errno(r, "Cannot attach the bus to the event loop: %m");
+        /* A connection the bus dropped (a failed allocation in sd-bus, the
+         * bus daemon restarting) would leave sbdd running off the bus, where
+         * nobody can reach it and systemd would not restart it: end the loop
+         * instead (it then returns 1, a failure, and Restart=on-failure
+         * brings sbdd back). */
+        r = sd_bus_set_exit_on_disconnect(d->bus, true);
+        if (r < 0)
+                return log_error_errno(r, "Cannot make a lost bus connection end sbdd: %m");
         r = module_setup(d);
         if (r < 0)
                 return r;
@@ -291,6 +299,8 @@ static int run(struct daemon *d) {
         r = sd_event_loop(d->event);
         if (r < 0)
                 return log_error_errno(r, "Event loop failed: %m");
+        if (r > 0)
+                return log_error_errno(-ECONNRESET, "Lost the connection to the system bus.");
 
         (void) sd_notify(false, "STOPPING=1\nSTATUS=Stopping.");
         if (d->config.unload_on_exit) {
