@@ -50,6 +50,7 @@ expected_files() {
 		usr/share/dbus-1/interfaces/org.sbd.Sbd1.xml \
 		usr/share/dbus-1/system-services/org.sbd.Sbd1.service \
 		usr/share/dbus-1/system.d/org.sbd.Sbd1.conf \
+		usr/share/doc/sbdd/org.sbd.Sbd1.rst \
 		usr/share/man/man1/sbdctl.1 \
 		usr/share/man/man8/sbdd.8 \
 		usr/share/polkit-1/actions/org.sbd.sbd1.policy

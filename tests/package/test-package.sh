@@ -46,7 +46,7 @@ files() {
 	shift
 	d=$(deb "$pkg") || return 0
 	dpkg-deb -c "$d" | awk '{print $6}' | grep -v '/$' | sed 's#^\./##' |
-		grep -v "^usr/share/doc/$pkg/" | LC_ALL=C sort >"$tmp/$pkg.files"
+		grep -Ev "^usr/share/doc/$pkg/(changelog\.gz|copyright)$" | LC_ALL=C sort >"$tmp/$pkg.files"
 	printf '%s\n' "$@" | LC_ALL=C sort >"$tmp/$pkg.expected"
 	if diff -u "$tmp/$pkg.expected" "$tmp/$pkg.files" >"$tmp/diff"; then
 		ok "$pkg holds its $# files"
@@ -58,7 +58,7 @@ files() {
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
 files sbdd etc/sbd/sbdd.conf "${unitdir#/}/sbdd.service" usr/sbin/sbdd \
 	usr/share/dbus-1/interfaces/org.sbd.Sbd1.xml usr/share/dbus-1/system-services/org.sbd.Sbd1.service \
-	usr/share/dbus-1/system.d/org.sbd.Sbd1.conf usr/share/man/man8/sbdd.8.gz \
+	usr/share/dbus-1/system.d/org.sbd.Sbd1.conf usr/share/doc/sbdd/org.sbd.Sbd1.rst usr/share/man/man8/sbdd.8.gz \
 	usr/share/polkit-1/actions/org.sbd.sbd1.policy
 files sbdctl usr/bin/sbdctl usr/share/bash-completion/completions/sbdctl usr/share/man/man1/sbdctl.1.gz
 files sbd-manager usr/bin/sbd-manager usr/share/applications/org.sbd.Manager.desktop \
