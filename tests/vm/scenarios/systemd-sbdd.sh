@@ -103,6 +103,9 @@ done
 # policy-rc.d forbids starting services: a real host has none, and the
 # maintainer scripts' own decisions are what is tested here.
 rm -f /usr/sbin/policy-rc.d
+# man-db's trigger re-indexes every man page (minutes over 9p under TCG);
+# it is no part of SBD's install.
+rm -f /var/lib/man-db/auto-update
 # Live, with the guest's uptime: DKMS's compile and depmod take minutes.
 if ! DEBIAN_FRONTEND=noninteractive dpkg -i "${debs[@]}" 2>&1 | while IFS= read -r line; do
 	read -r up _ </proc/uptime
