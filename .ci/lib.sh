@@ -27,20 +27,23 @@ sbd_kernel_release() {
 sbd_kernel_series() { echo 6.1 6.12; }
 
 # sbd_build BUILD_DIR [MESON_SETUP_ARGS...]: configure once, then compile.
-# With --werror among the arguments, an existing build dir is switched to it.
+# The developer's build: the test suites and their tooling (-Dtests=true)
+# and sbd.ko (-Dmodule=enabled), which a plain `meson setup` leaves out or
+# builds only when it can. With --werror among the arguments, sbd.ko is
+# built with W=1 -Werror too, and an existing build dir is switched to it.
 sbd_build() {
 	local builddir=$1 krel arg
 	shift
 	krel=$(sbd_kernel_release)
+	local opts=(-Dkernel_release="$krel" -Dtests=true -Dmodule=enabled) werror=()
+	for arg in "$@"; do
+		[[ $arg == --werror ]] && opts+=(-Dmodule_werror=true) && werror=(-Dwerror=true)
+	done
 	if [[ ! -f $builddir/build.ninja ]]; then
 		sbd_say "meson setup $builddir (kernel $krel) $*"
-		meson setup "$builddir" "$SBD_SOURCE_DIR" -Dkernel_release="$krel" "$@"
+		meson setup "$builddir" "$SBD_SOURCE_DIR" "${opts[@]}" "$@"
 	else
-		local opts=(-Dkernel_release="$krel")
-		for arg in "$@"; do
-			[[ $arg == --werror ]] && opts+=(-Dwerror=true)
-		done
-		meson configure "$builddir" "${opts[@]}" >/dev/null
+		meson configure "$builddir" "${opts[@]}" "${werror[@]}" >/dev/null
 	fi
 	sbd_say "meson compile -C $builddir"
 	meson compile -C "$builddir"

@@ -12,7 +12,7 @@ set -euo pipefail
 src=$1 build=$2 stage=$3 krel=$4 gui=$5 stamp=$6
 
 args=(--prefix=/usr --sysconfdir=/etc --localstatedir=/var --buildtype=debugoptimized
-	-Dtests=false -Dgui="$gui")
+	-Dtests=false -Dmodule=disabled -Dgui="$gui")
 [[ -n $krel ]] && args+=(-Dkernel_release="$krel")
 if [[ ! -f $build/build.ninja || "$(cat "$build.args" 2>/dev/null)" != "${args[*]}" ]]; then
 	rm -rf "$build"

@@ -8,7 +8,9 @@
 # namespace with a tmpfs over /var/lib/dkms, so neither the host's DKMS
 # tree nor its module signing key (dkms makes one on first build) is
 # touched; `dkms install` (which writes /lib/modules and runs depmod) is
-# left to the administrator (docs/install.md).
+# tested in the systemd VM scenario, where sbd-dkms's postinst runs it.
+# dkms.conf's BUILD_EXCLUSIVE_KERNEL must take every kernel whose headers
+# are installed (the module suite builds against each) and refuse others.
 #
 # Environment: SBD_VERSION, SBD_KREL.
 set -euo pipefail
@@ -48,6 +50,23 @@ fi
 status=$(dkms status -m sbd -v "$SBD_VERSION" --dkmstree "$tree" -k "$krel")
 echo "dkms status: $status"
 [[ $status == *"sbd/$SBD_VERSION, $krel, "*": built"* ]] || fail "dkms status does not say built: $status"
+
+# The declared kernels: every installed headers release is among them,
+# and DKMS refuses one outside (exit 77, its "BUILD_EXCLUSIVE" message).
+exclusive=$(set +u && . "$src/dkms.conf" && echo "$BUILD_EXCLUSIVE_KERNEL")
+[[ -n $exclusive ]] || fail "dkms.conf declares no BUILD_EXCLUSIVE_KERNEL"
+for h in /usr/src/linux-headers-*-amd64; do
+	rel=${h#/usr/src/linux-headers-}
+	[[ $rel =~ $exclusive ]] || fail "dkms.conf's BUILD_EXCLUSIVE_KERNEL $exclusive refuses the installed $rel"
+	echo "ok   $rel is a declared kernel"
+done
+for rel in 5.10.0-99-amd64 6.15.0-1-amd64; do
+	rc=0
+	out=$(dkms build -m sbd -v "$SBD_VERSION" --sourcetree "$stage/usr/src" --dkmstree "$tree" -k "$rel" 2>&1) || rc=$?
+	[[ $rc == 77 && $out == *"BUILD_EXCLUSIVE directive which does not match"* ]] ||
+		fail "dkms build for $rel (outside the declared kernels): status $rc: $out"
+	echo "ok   dkms refuses $rel (BUILD_EXCLUSIVE_KERNEL)"
+done
 
 ko=$(find "$tree/sbd/$SBD_VERSION/$krel" -name 'sbd.ko*' | head -n 1)
 [[ -n $ko ]] || fail "no sbd.ko in the dkms tree"

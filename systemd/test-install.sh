@@ -34,18 +34,23 @@ check() { # check WHAT CMD...
 	if out=$("$@" 2>&1); then ok "$what"; else bad "$what: ${out:-status $?}"; fi
 }
 
+# systemd's unit directory for prefix /usr, as systemd.pc says (Debian 12:
+# /lib/systemd/system, where debhelper looks), relative to /.
+unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
+unitdir=${unitdir#/}
 # The files a package holds, relative to / (prefix /usr, sysconfdir /etc).
 expected_files() {
 	local src=usr/src/sbd-$SBD_VERSION f
 	printf '%s\n' \
 		etc/sbd/sbdd.conf \
 		usr/bin/sbdctl \
-		usr/lib/systemd/system/sbdd.service \
+		"$unitdir/sbdd.service" \
 		usr/sbin/sbdd \
 		usr/share/bash-completion/completions/sbdctl \
 		usr/share/dbus-1/interfaces/org.sbd.Sbd1.xml \
 		usr/share/dbus-1/system-services/org.sbd.Sbd1.service \
 		usr/share/dbus-1/system.d/org.sbd.Sbd1.conf \
+		usr/share/doc/sbdd/org.sbd.Sbd1.rst \
 		usr/share/man/man1/sbdctl.1 \
 		usr/share/man/man8/sbdd.8 \
 		usr/share/polkit-1/actions/org.sbd.sbd1.policy
@@ -82,12 +87,12 @@ mode_is() { # mode_is OCTAL FILE...
 	done
 }
 mode_is 755 usr/sbin/sbdd usr/bin/sbdctl
-mode_is 644 etc/sbd/sbdd.conf usr/lib/systemd/system/sbdd.service \
+mode_is 644 etc/sbd/sbdd.conf "$unitdir/sbdd.service" \
 	usr/share/dbus-1/system.d/org.sbd.Sbd1.conf \
 	usr/share/dbus-1/system-services/org.sbd.Sbd1.service \
 	usr/share/polkit-1/actions/org.sbd.sbd1.policy "usr/src/sbd-$SBD_VERSION/dkms.conf"
 
-unit=$stage/usr/lib/systemd/system/sbdd.service
+unit=$stage/$unitdir/sbdd.service
 activation=$stage/usr/share/dbus-1/system-services/org.sbd.Sbd1.service
 has_line() { # has_line FILE LINE
 	grep -qxF -- "$2" "$1" && ok "$(basename "$1"): $2" || bad "$(basename "$1") lacks the line '$2'"
@@ -111,14 +116,14 @@ fi
 # must be found in the installed tree, not on the host.
 root=$tmp/root
 cp -a "$stage" "$root"
-cp -an /usr/lib/systemd/system/. "$root/usr/lib/systemd/system/"
+cp -an "/$unitdir/." "$root/$unitdir/"
 check "systemd-analyze verify (root = the stage)" \
 	env MANPATH="$stage/usr/share/man" systemd-analyze verify --root="$root" \
-	/usr/lib/systemd/system/sbdd.service
+	"/$unitdir/sbdd.service"
 # ... and it would fail without the binary: the check above is real.
 mv "$root/usr/sbin/sbdd" "$root/usr/sbin/sbdd.moved"
 if env MANPATH="$stage/usr/share/man" systemd-analyze verify --root="$root" \
-	/usr/lib/systemd/system/sbdd.service >/dev/null 2>&1; then
+	"/$unitdir/sbdd.service" >/dev/null 2>&1; then
 	bad "systemd-analyze verify passes even without /usr/sbin/sbdd in the root"
 else
 	ok "systemd-analyze verify fails when /usr/sbin/sbdd is missing"
@@ -167,7 +172,8 @@ if [[ $SBD_PREFIX != /usr ]]; then
 	sysconf=$(meson introspect "$SBD_BUILD_DIR" --buildoptions |
 		"$py" -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "sysconfdir"][0])')
 	[[ $sysconf == /* ]] || sysconf=$SBD_PREFIX/$sysconf
-	sed -e "s#^usr/#${SBD_PREFIX#/}/#" -e "s#^etc/#${sysconf#/}/#" "$tmp/expected" | LC_ALL=C sort >"$tmp/expected-prefix"
+	sed -e "s#^usr/#${SBD_PREFIX#/}/#" -e "s#^etc/#${sysconf#/}/#" \
+		-e "s#^$unitdir/#${SBD_PREFIX#/}/lib/systemd/system/#" "$tmp/expected" | LC_ALL=C sort >"$tmp/expected-prefix"
 	if diff -u "$tmp/expected-prefix" "$tmp/installed" >"$tmp/diff"; then
 		ok "the package's layout, moved to $SBD_PREFIX (sysconfdir $sysconf)"
 	else

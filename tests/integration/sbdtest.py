@@ -2,7 +2,7 @@
 """Shared harness of the sbdd integration tests.
 
 Each test case gets a fresh umockdev test bed shaped like the sbd module's
-sysfs (contract.md section 2) and its own sbdd, started with --no-load
+sysfs (the module's layout) and its own sbdd, started with --no-load
 --uevent-source=udev under umockdev's preload, on the private system bus
 that dbus-test-runner started with tests/integration/system-bus.conf.
 The test plays the kernel: it reads what sbdd wrote to an attribute,

@@ -1,16 +1,21 @@
 #!/bin/bash
-# sbdd as a system service, with systemd as PID 1 (run-vm --systemd): SBD is
-# installed into the guest the way a package lays it out (the 'stage-usr'
-# tree: --prefix=/usr --sysconfdir=/etc) plus sbd.ko in extra/, then
-# D-Bus activation by an unprivileged caller, the unit's state, the
+# sbdd as a system service, with systemd as PID 1 (run-vm --systemd) and
+# the system bus SBD_VM_BUS names (dbus-daemon, or dbus-broker as
+# dbus.service): SBD is installed into the guest from its Debian packages
+# (tests/package: dpkg -i of sbdd, sbdctl, sbd-manager and sbd-dkms, whose
+# postinst runs `dkms install`; nothing starts, the bus learns the name
+# through its dpkg trigger), then D-Bus activation by an unprivileged
+# caller, the unit's state, the
 # journal, a clean stop that keeps the disks' data, a restart after
 # SIGKILL with an identical tree, polkit refusing an unprivileged writer,
 # the hardening in effect, uevents under PrivateNetwork=yes and the
-# watchdog.
+# watchdog; at the end removal stops sbdd and purging sbd-dkms removes the
+# module DKMS installed.
 # shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm --systemd}"
 
-STAGE=$SBD_BUILD_DIR/systemd/stage-usr
+DEBS=$SBD_BUILD_DIR/tests/package/debs
+BUS=${SBD_VM_BUS:-dbus-daemon}
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 NAME=org.sbd.Sbd1
 ROOT=/org/sbd/Sbd1
@@ -61,23 +66,77 @@ label_is() {
 	[[ $(busctl --system get-property "$NAME" "$DEV0" org.sbd.Sbd1.Device Label) == "s \"$1\"" ]]
 }
 
-tstep "the guest boots with systemd, and SBD is installed into it"
+tstep "the guest boots with systemd on $BUS"
 assert_eq systemd "$(cat /proc/1/comm)" "PID 1"
-[[ -f $STAGE/usr/sbin/sbdd ]] || die "no staged install in $STAGE (ninja -C build systemd/stage-usr.stamp)"
 state=$(timeout 120 systemctl is-system-running --wait 2>&1 || true)
 assert_match '^(running|degraded)$' "$state" "systemctl is-system-running"
-# The package's files, as `meson install --destdir /` would put them.
-tar -C "$STAGE" -cf - . | tar -C / -xf - --keep-directory-symlink --no-same-owner
-sbd_module_install
-# Module parameters come from the configuration, not from the unit.
-printf '[Parameters]\nndevices=2\nsize=16M\n' >/etc/sbd/sbdd.conf
-assert_ok systemctl daemon-reload
-assert_ok busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig
+case $BUS in
+dbus-daemon) bus_unit=dbus.service bus_exe=/usr/bin/dbus-daemon ;;
+dbus-broker) bus_unit=dbus-broker.service bus_exe=/usr/bin/dbus-broker-launch ;;
+*) die "SBD_VM_BUS=$BUS: dbus-daemon or dbus-broker" ;;
+esac
+assert_eq "$bus_unit" "$(systemctl show -P Id dbus.service)" "the unit behind dbus.service"
+# dbus.socket starts the bus on its first client.
+assert_ok busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus GetId
+assert_eq active "$(systemctl is-active dbus.service)" "the system bus"
+assert_eq "$bus_exe" "$(readlink "/proc/$(systemctl show -P MainPID dbus.service)/exe")" "the system bus's program"
+
+# The dbus-daemon run installs sbd-dkms too: DKMS builds sbd.ko in the
+# guest (minutes under TCG); the dbus-broker run, about the bus, takes the
+# build tree's sbd.ko.
+packages=(sbdd sbdctl sbd-manager)
+[[ $BUS == dbus-daemon ]] && packages+=(sbd-dkms)
+tstep "dpkg -i: ${packages[*]}"
+debs=()
+for p in "${packages[@]}"; do
+	f=$(compgen -G "$DEBS/${p}_*.deb" | head -n 1) || die "no $p package in $DEBS (meson test -C build package-debs)"
+	debs+=("$f")
+done
+# DKMS builds for the running kernel and for the newest one whose
+# /boot/config-* it finds (Debian 12: 6.12 beside 6.1). That second build
+# (the module suite's job on the host) would add minutes of compiling
+# under TCG: the guest sees only its own kernel's config.
+for c in /boot/config-*; do
+	[[ $c == "/boot/config-$(uname -r)" ]] || rm -f "$c"
+done
+# The host this guest shares its root with may be a container whose
+# policy-rc.d forbids starting services: a real host has none, and the
+# maintainer scripts' own decisions are what is tested here.
+rm -f /usr/sbin/policy-rc.d
+# man-db's trigger re-indexes every man page (minutes over 9p under TCG);
+# it is no part of SBD's install.
+rm -f /var/lib/man-db/auto-update
+# Live, with the guest's uptime: DKMS's compile and depmod take minutes.
+if ! DEBIAN_FRONTEND=noninteractive dpkg -i "${debs[@]}" 2>&1 | while IFS= read -r line; do
+	read -r up _ </proc/uptime
+	log "[${up}s] $line"
+done; then
+	die "dpkg -i failed"
+fi
+for p in "${packages[@]}"; do
+	assert_eq "install ok installed" "$(dpkg-query -W -f '${Status}' "$p")" "dpkg status of $p"
+done
+if [[ $BUS == dbus-daemon ]]; then
+	dkms_status=$(dkms status -m sbd)
+	assert_match "^sbd/[^,]+, $(uname -r), x86_64: installed" "$dkms_status" "dkms status"
+	assert_eq "/lib/modules/$(uname -r)/updates/dkms/sbd.ko" "$(modinfo -n sbd)" "the module modprobe finds"
+	assert_match "^$(uname -r) " "$(modinfo -F vermagic sbd)" "vermagic of the DKMS-built sbd.ko"
+else
+	sbd_module_install
+fi
+# Installing started nothing and enabled nothing: D-Bus activation does.
+assert_eq disabled "$(systemctl is-enabled sbdd.service || true)" "sbdd.service after install"
+assert_eq loaded "$(systemctl show -P LoadState sbdd.service)" "systemd knows the unit (postinst's daemon-reload)"
+assert_match '^/(usr/)?lib/systemd/system/sbdd\.service$' "$(systemctl show -P FragmentPath sbdd.service)" "the unit's file"
+assert_not_exists /sys/module/sbd
+# No ReloadConfig here: the bus's dpkg trigger reloaded it (dbus-broker,
+# unlike dbus-daemon, does not watch the directories itself).
 activatable=$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
 	ListActivatableNames)
-assert_match "\"$NAME\"" "$activatable" "$NAME is activatable"
+assert_match "\"$NAME\"" "$activatable" "$NAME is activatable after dpkg -i"
 assert_match '"org.freedesktop.PolicyKit1"' "$activatable" "polkit is activatable"
-assert_match '^(/usr)?/lib/systemd/system/sbdd\.service$' "$(systemctl show -P FragmentPath sbdd.service)" "the unit's file"
+# Module parameters come from the configuration, not from the unit.
+printf '[Parameters]\nndevices=2\nsize=16M\n' >/etc/sbd/sbdd.conf
 
 tstep "nothing runs yet"
 assert_eq inactive "$(systemctl is-active sbdd.service || true)" "sbdd.service"
@@ -195,6 +254,21 @@ assert_eq by-root "$(read_attr "$D0/label")" "label written by root"
 assert_ok sbdctl set sbd1 label by-sbdctl
 assert_eq by-sbdctl "$(read_attr "$SBD_DEVICES/sbd1/label")" "label written by root's sbdctl"
 
+tstep "sbd-manager (the package's) under Xvfb: its edit reaches sysfs through $BUS"
+if command -v Xvfb >/dev/null; then
+	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
+	xvfb=$!
+	wait_until 10 test -e /tmp/.X11-unix/X7 || fail "Xvfb did not start"
+	out=$(DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
+		timeout 120 /usr/bin/sbd-manager --dump-model --set sbd0:Label=from-gui 2>&1) || true
+	log "${out//$'\n'/$'\n'    }"
+	assert_ok grep -q '^{"action":"set sbd0:Label=from-gui","error":null}$' <<<"$out"
+	assert_eq from-gui "$(read_attr "$D0/label")" "label written by sbd-manager"
+	kill "$xvfb"
+else
+	fail "Xvfb missing (package xvfb)"
+fi
+
 tstep "systemctl stop: a clean stop, the module and the disks' data stay"
 random_file "$SBD_TMP/data" 2048
 dd if="$SBD_TMP/data" of=/dev/sbd0 bs=1M oflag=direct status=none
@@ -276,3 +350,21 @@ assert_ok systemctl stop sbdd.service
 assert_eq "b false" "$(name_owned)" "NameHasOwner"
 assert_eq 0 "$(main_pid)" "MainPID"
 assert_eq live "$(read_attr /sys/module/sbd/initstate)" "the module stays loaded"
+
+tstep "removal: dpkg -r sbdd stops a running sbdd, purging removes its configuration (and sbd-dkms the module)"
+rm -rf /run/systemd/system/sbdd.service.d
+systemctl daemon-reload
+assert_ok systemctl start sbdd.service
+assert_ok dpkg -r sbd-manager sbdctl sbdd
+assert_eq inactive "$(systemctl is-active sbdd.service || true)" "sbdd.service after dpkg -r sbdd"
+assert_eq "b false" "$(name_owned)" "NameHasOwner after dpkg -r sbdd"
+assert_not_exists /usr/sbin/sbdd
+assert_exists /etc/sbd/sbdd.conf
+assert_ok dpkg -P sbdd
+assert_not_exists /etc/sbd/sbdd.conf
+if [[ $BUS == dbus-daemon ]]; then
+	assert_ok dpkg -P sbd-dkms
+	assert_eq "" "$(dkms status -m sbd)" "dkms status after purging sbd-dkms"
+	assert_not_exists "/lib/modules/$(uname -r)/updates/dkms/sbd.ko"
+	assert_eq "" "$(compgen -G '/usr/src/sbd-*' || true)" "module sources left in /usr/src"
+fi
