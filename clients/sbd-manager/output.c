@@ -100,6 +100,8 @@ static gboolean save_png(SbdApp *app, GError **error) {
         return TRUE;
 }
 
+#define SCREENSHOT_MAX_FRAMES 120
+
 /* Runs on frames: the first ones lay the window out; then it is shot. */
 static gboolean on_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer user_data) {
         SbdApp *app = user_data;
@@ -110,7 +112,12 @@ static gboolean on_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer user_d
         if (frames < 3)
                 return G_SOURCE_CONTINUE;
 
-        if (!save_png(app, &error)) {
+        /* A window still animating in (a toast sliding up, a row expanding)
+         * can draw nothing on a given frame, most often on a loaded X
+         * server: try the following frames, for about two seconds at 60 Hz. */
+        if (!save_png(app, &error) && frames < SCREENSHOT_MAX_FRAMES)
+                return G_SOURCE_CONTINUE;
+        if (error) {
                 g_printerr("sbd-manager: Could not save the screenshot: %s\n", error->message);
                 app->exit_status = 1;
         }
