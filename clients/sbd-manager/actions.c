@@ -127,7 +127,7 @@ void sbd_actions_continue(SbdApp *app) {
         }
 
         action = app->actions[app->next_action++];
-        sbd_window_clear_error(app);
+        sbd_window_forget_error(app);
         if (!run(app, action, &error)) {
                 sbd_window_show_error(app, error->message);
                 sbd_output_model_changed(app);

@@ -67,6 +67,7 @@ void sbd_window_build(SbdApp *app);
 void sbd_window_show_error(SbdApp *app, const char *text);
 const char *sbd_window_error(SbdApp *app);
 void sbd_window_clear_error(SbdApp *app);
+void sbd_window_forget_error(SbdApp *app);
 
 /* module-view.c: the module's state and version, the daemon's version. */
 void sbd_module_view_sync(SbdApp *app);

@@ -44,10 +44,22 @@ static void on_toast_dismissed(AdwToast *toast, gpointer user_data) {
 }
 
 void sbd_window_show_error(SbdApp *app, const char *text) {
-        AdwToast *toast = adw_toast_new("");
-        GtkWidget *label = gtk_label_new(text);
+        AdwToast *toast;
+        GtkWidget *label;
 
-        sbd_window_clear_error(app);
+        /* A toast already up shows the new message in place. Dismissing it
+         * and adding another while it still slides in makes libadwaita 1.2
+         * unref a freed widget when the window closes (its animations'
+         * "done" handlers run on unmap): seen as a crash with several
+         * refusals in a row under MALLOC_PERTURB_. */
+        if (app->toast) {
+                gtk_label_set_text(GTK_LABEL(adw_toast_get_custom_title(app->toast)), text);
+                g_free(app->error);
+                app->error = g_strdup(text);
+                return;
+        }
+        toast = adw_toast_new("");
+        label = gtk_label_new(text);
         /* the whole message wraps (a plain title would be cut at one line) */
         gtk_label_set_wrap(GTK_LABEL(label), TRUE);
         gtk_label_set_wrap_mode(GTK_LABEL(label), PANGO_WRAP_WORD_CHAR);
@@ -63,6 +75,14 @@ void sbd_window_show_error(SbdApp *app, const char *text) {
 
 const char *sbd_window_error(SbdApp *app) {
         return app->error;
+}
+
+/* The scripted actions (--set, --add, ...) run one after the other within
+ * milliseconds: each forgets the last error, and a toast still up is reused
+ * by the next one (see sbd_window_show_error) rather than dismissed while it
+ * slides in. */
+void sbd_window_forget_error(SbdApp *app) {
+        g_clear_pointer(&app->error, g_free);
 }
 
 void sbd_window_clear_error(SbdApp *app) {
