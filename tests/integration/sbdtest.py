@@ -115,6 +115,8 @@ class Testbed:
         d = '/sys/bus/sbd/drivers/sbd'
         self.write(d + '/version', version + '\n', 0o444)
         self.write(d + '/ndevices', '%d\n' % ndevices, 0o444)
+        self.write(d + '/mem_max', '%d\n' % (1 << 30), 0o444)
+        self.write(d + '/mem_used', '0\n', 0o444)
         for wo in ('new_device', 'delete_device', 'uevent', 'bind', 'unbind'):
             self.write(d + '/' + wo, '', 0o200)
         self.link(d + '/module', '../../../../module/sbd')

@@ -40,6 +40,7 @@ class Enumeration(sbdtest.SbdTestCase):
             'Devices': [device_path(n) for n in range(3)],
             'Version': '1.0',
             'Ndevices': 3,
+            'MemMax': '1073741824',
         })
         mod = objs[MODULE][MODULE_IFACE]
         self.assertEqual(mod['Name'], 'sbd')
@@ -73,6 +74,14 @@ class Enumeration(sbdtest.SbdTestCase):
         self.assertEqual(sorted(props), sorted(['SysName', 'SysPath', 'Driver', 'BlockDevice', 'Name', 'Device',
                                                 'Size', 'ReadOnly', 'Label', 'Online', 'Uevent']))
         self.assertEqual(props['Size'].get_type_string(), 't')
+
+    def test_mem_used_read_live(self):
+        # the module's memory use moves with every first write and no event
+        # says so: never cached, never in GetAll, always what sysfs says
+        self.assertNotIn('MemUsed', self.get_all_variants(DRIVER, DRIVER_IFACE))
+        self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'MemUsed'), '0')
+        self.testbed.write('/sys/bus/sbd/drivers/sbd/mem_used', '8192\n', 0o444)
+        self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'MemUsed'), '8192')
 
     def test_power_attributes_read_live(self):
         self.testbed.write(self.testbed.device_attr(0, 'power/runtime_active_time'), '777\n')
