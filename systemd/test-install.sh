@@ -54,13 +54,13 @@ expected_files() {
 		usr/share/man/man1/sbdctl.1 \
 		usr/share/man/man8/sbdd.8 \
 		usr/share/polkit-1/actions/org.sbd.sbd1.policy
-	for f in Kbuild Makefile dkms.conf sbd.h sbd_compat.h sbd_disk.c sbd_main.c \
-		sbd_registry.c sbd_store.c sbd_sysfs.c; do
+	for f in Kbuild Makefile dkms.conf sbd.h sbd_compat.h sbd_disk.c sbd_io.c sbd_main.c \
+		sbd_mq.c sbd_registry.c sbd_store.c sbd_sysfs.c; do
 		echo "$src/$f"
 	done
 	if [[ $SBD_GUI == 1 ]]; then
 		printf '%s\n' usr/bin/sbd-manager usr/share/applications/org.sbd.Manager.desktop \
-			usr/share/man/man1/sbd-manager.1
+			usr/share/man/man1/sbd-manager.1 usr/share/metainfo/org.sbd.Manager.metainfo.xml
 	fi
 }
 
