@@ -354,6 +354,21 @@ sbd_module_load() {
 }
 
 # sbd_module_unload: remove it; fails the check if the kernel refuses
+# expect_load_refused "PARAMS" ...: each parameter set (one string, words
+# split) must make modprobe fail; one that loads is a failure, and unloaded.
+expect_load_refused() {
+	local bad out
+	for bad in "$@"; do
+		# shellcheck disable=SC2086 # one word per parameter
+		if out=$(modprobe sbd $bad 2>&1); then
+			fail "modprobe sbd $bad succeeded"
+			sbd_module_unload
+		else
+			pass "modprobe sbd $bad refused: ${out##*: }"
+		fi
+	done
+}
+
 sbd_module_unload() {
 	local out
 	if out=$(modprobe -r sbd 2>&1); then

@@ -16,15 +16,7 @@ fill() {
 
 step "parameters that can never work are refused"
 sbd_module_install
-for bad in "max_total=0" "size=16M max_total=8M" "max_total=100"; do
-	# shellcheck disable=SC2086 # one word per parameter
-	if out=$(modprobe sbd $bad 2>&1); then
-		fail "modprobe sbd $bad succeeded"
-		sbd_module_unload
-	else
-		pass "modprobe sbd $bad refused: ${out##*: }"
-	fi
-done
+expect_load_refused "max_total=0" "size=16M max_total=8M" "max_total=100"
 
 step "two 8 MiB disks, a 12 MiB budget"
 sbd_module_load ndevices=2 size=8M max_total=12M

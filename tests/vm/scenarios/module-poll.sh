@@ -23,15 +23,7 @@ runs() { read_attr "$DBG/$1/run"; }
 
 step "poll_queues over the CPU count, or without queue_mode=mq, is refused"
 sbd_module_install
-for bad in "queue_mode=mq poll_queues=$(($(nproc) + 1))" "poll_queues=1" "queue_mode=rq"; do
-	# shellcheck disable=SC2086 # one word per parameter
-	if out=$(modprobe sbd $bad 2>&1); then
-		fail "modprobe sbd $bad succeeded"
-		sbd_module_unload
-	else
-		pass "modprobe sbd $bad refused: ${out##*: }"
-	fi
-done
+expect_load_refused "queue_mode=mq poll_queues=$(($(nproc) + 1))" "poll_queues=1" "queue_mode=rq"
 
 step "queue_mode=mq poll_queues=1: a poll queue beside the default one"
 sbd_module_load queue_mode=mq poll_queues=1 ndevices=1 size=32M
