@@ -193,21 +193,8 @@ def attack_same_value(conn):
 
 def attack_auth_flood(conn):
     """200 Sets in flight on one connection: at most 8 reach polkit."""
-    loop = GLib.MainLoop()
-    got = []
-
-    def done(c, res):
-        try:
-            c.call_finish(res)
-            got.append('ok')
-        except GLib.Error as e:
-            got.append(Gio.DBusError.get_remote_error(e))
-        if len(got) == 200:
-            loop.quit()
-    for i in range(200):
-        conn.call(NAME, DEV0, PROPS, 'Set', set_args('Label', GLib.Variant('s', 'f%d' % i)), None, 0, 120000,
-                  None, done)
-    loop.run()
+    got = race([(conn, DEV0, PROPS, 'Set', set_args('Label', GLib.Variant('s', 'f%d' % i))) for i in range(200)],
+               timeout_ms=120000)
     counts = {n: got.count(n) for n in set(got)}
     print('answers: %s' % json.dumps(counts, sort_keys=True))
     # how many polkit answers before the burst is read depends on timing:
@@ -281,7 +268,7 @@ def bus_private():
         None, None)
 
 
-def race(calls):
+def race(calls, timeout_ms=60000):
     loop = GLib.MainLoop()
     got = []
 
@@ -294,7 +281,7 @@ def race(calls):
         if len(got) == len(calls):
             loop.quit()
     for conn, path, iface, method, args in calls:
-        conn.call(NAME, path, iface, method, args, None, 0, 60000, None, done)
+        conn.call(NAME, path, iface, method, args, None, 0, timeout_ms, None, done)
     loop.run()
     return got
 
