@@ -53,6 +53,14 @@ die() {
 	exit 1
 }
 
+# expect_alloc_failures: this scenario injects allocation failures, so the
+# kernel's own report of each (warn_alloc: "page allocation failure" or
+# "vmalloc error", then a stack dump) is expected; run-vm drops those
+# reports, and only those, from the kernel log it judges.
+expect_alloc_failures() {
+	: >"${SBD_VM_RESULTS:?}/.expect-alloc-failures"
+}
+
 # Abort when an earlier check of this scenario failed (the next steps build on it).
 stop_if_failed() {
 	((_sbd_failed == 0)) || die "stopping: ${_sbd_failed} earlier check(s) failed${1:+ ($1)}"

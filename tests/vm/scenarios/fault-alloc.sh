@@ -32,6 +32,7 @@ step "fault injection knobs"
 # Quiet (verbose 0: a stack dump per failure would read as a kernel
 # problem), and every allocation eligible: sleeping ones, order 0, highmem.
 fi_set verbose 0
+expect_alloc_failures
 fi_set probability 0
 fi_set interval 1
 fi_set times -1
