@@ -404,6 +404,7 @@ sbd_attr() { printf '%s/%s/%s\n' "$SBD_DEVICES" "$1" "$2"; }
 SBD_NAME=org.sbd.Sbd1
 SBD_OBJ=/org/sbd/Sbd1
 SBDD=${SBD_BUILD_DIR:-}/daemon/sbdd
+SBDD_ASAN_BIN=${SBD_BUILD_DIR:-}/daemon/sbdd-asan
 SBDD_PID=
 SBDD_LOG=$SBD_TMP/sbdd.log
 _sbdd_runs=0
@@ -448,20 +449,30 @@ sbd_bus_polkit() {
 # sbdd_start [SBDD_ARGS...]: install sbd.ko for modprobe/libkmod (not
 # loading it) and start sbdd in the background (default
 # --uevent-source=kernel --log-level=debug; under valgrind when
-# SBDD_VALGRIND=1) and wait until it owns org.sbd.Sbd1. Its output goes to
-# $SBDD_LOG (appended; copied to the results share at the end).
+# SBDD_VALGRIND=1, the ASan/UBSan build when SBDD_ASAN=1) and wait until it
+# owns org.sbd.Sbd1. Its output goes to $SBDD_LOG (appended; copied to the
+# results share at the end).
 sbdd_start() {
-	local args=(--log-level=debug) cmd=() a
-	[[ -x $SBDD ]] || die "sbdd is not built ($SBDD)"
+	local args=(--log-level=debug) cmd=() a bin=$SBDD checker=
+	[[ ${SBDD_ASAN:-0} != 1 || ${SBDD_VALGRIND:-0} != 1 ]] || die "SBDD_ASAN and SBDD_VALGRIND exclude each other"
+	if [[ ${SBDD_ASAN:-0} == 1 ]]; then
+		bin=$SBDD_ASAN_BIN checker="AddressSanitizer and UBSan"
+		# Reports go to files sbdd_stop reads; any error or leak also makes
+		# the exit status non-zero.
+		cmd=(env "ASAN_OPTIONS=detect_leaks=1:exitcode=98:log_path=$SBD_TMP/asan"
+			"UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:log_path=$SBD_TMP/asan")
+	fi
+	[[ -x $bin ]] || die "sbdd is not built ($bin)"
 	sbd_module_install # so that libkmod finds sbd by name
 	[[ " $* " == *" --uevent-source"* ]] || args+=(--uevent-source=kernel)
 	if [[ ${SBDD_VALGRIND:-0} == 1 ]]; then
+		checker=valgrind
 		cmd=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite
 			--show-leak-kinds=definite --log-file="$SBD_TMP/valgrind.%p")
 	fi
 	_sbdd_runs=$((_sbdd_runs + 1))
 	printf '=== sbdd start %d: %s\n' "$_sbdd_runs" "$*" >>"$SBDD_LOG"
-	"${cmd[@]}" "$SBDD" "${args[@]}" "$@" >>"$SBDD_LOG" 2>&1 &
+	"${cmd[@]}" "$bin" "${args[@]}" "$@" >>"$SBDD_LOG" 2>&1 &
 	SBDD_PID=$!
 	_sbd_bg_pid[sbdd]=$SBDD_PID
 	if ! sbdd_wait_name "${SBDD_START_TIMEOUT:-60}"; then
@@ -469,7 +480,7 @@ sbdd_start() {
 		tail -n 20 "$SBDD_LOG" | sed 's/^/    | /'
 		die "sbdd $* did not take $SBD_NAME"
 	fi
-	pass "sbdd $* owns $SBD_NAME${cmd[0]:+ (under valgrind)}"
+	pass "sbdd $* owns $SBD_NAME${checker:+ (under $checker)}"
 }
 
 # assert_log ERE [WHAT]: the log of the current sbdd run has a matching line
@@ -520,11 +531,28 @@ sbdd_stop() {
 			pass "valgrind: no errors, no definite leaks"
 		fi
 	fi
+	sbdd_asan_verdict
 	SBDD_PID=
 	if busctl --system status "$SBD_NAME" >/dev/null 2>&1; then
 		fail "$SBD_NAME still has an owner after sbdd exited"
 	else
 		pass "$SBD_NAME released"
+	fi
+}
+
+# sbdd_asan_verdict: with SBDD_ASAN=1, what AddressSanitizer, LeakSanitizer
+# and UBSan reported on every sbdd run so far (none, or the scenario fails).
+sbdd_asan_verdict() {
+	local reports
+	[[ ${SBDD_ASAN:-0} == 1 ]] || return 0
+	reports=$(compgen -G "$SBD_TMP/asan.*" || true)
+	if [[ -n $reports ]]; then
+		# shellcheck disable=SC2086 # one report file per line
+		cp $reports "$SBD_VM_RESULTS/" 2>/dev/null || true
+		# shellcheck disable=SC2086
+		fail "AddressSanitizer/UBSan reported on sbdd: $(head -c 3000 $reports)"
+	else
+		pass "AddressSanitizer, LeakSanitizer and UBSan: nothing reported on sbdd"
 	fi
 }
 
