@@ -176,6 +176,12 @@ bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino) {
         return st.st_dev == dev && st.st_ino == ino;
 }
 
+bool sysfs_has_entry(const char *path, const char *name) {
+        _cleanup_close_ int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+        return fd >= 0 && faccessat(fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
 int sysfs_link_basename(int dirfd, const char *name, char **ret) {
         char buf[PATH_MAX];
         ssize_t n = readlinkat(dirfd, name, buf, sizeof(buf) - 1);

@@ -44,6 +44,10 @@ int sysfs_open_dir(const char *path, dev_t *ret_dev, ino_t *ret_ino);
 /* Whether the directory at path is still the one we opened. */
 bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino);
 
+/* Whether the directory at path has an entry "name" (a symlink is not
+ * followed: "driver" exists while the device is bound). */
+bool sysfs_has_entry(const char *path, const char *name);
+
 /* The basename of the target of symlink "name" in dirfd (e.g. "driver"
  * -> "sbd"); -ENOENT when there is no such link. */
 int sysfs_link_basename(int dirfd, const char *name, char **ret);

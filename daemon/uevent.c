@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "daemon.h"
+#include "sysfs.h"
 #include "util.h"
 
 /* The attribute a change event of the module names (SBD_CHANGED=label),
@@ -51,6 +52,14 @@ static void handle_device(struct daemon *d, struct udev_device *dev, const char 
             (changed = changed_attr(d, dev)) >= 0 && !object_gone(o)) {
                 if (object_refresh_attr(o, (size_t) changed) == -ENOENT && object_gone(o))
                         tree_remove(d, o);
+                return;
+        }
+        /* device_add() sends a device's add uevent before the driver binds
+         * to it and adds its disk: exported then, the object would show no
+         * Driver and no BlockDevice and change a moment later. Its bind
+         * uevent, sent once the disk exists, exports it whole. */
+        if (!o && streq(action, "add") && !sysfs_has_entry(syspath, "driver")) {
+                log_debug("%s is not bound yet: exported on its bind uevent.", syspath);
                 return;
         }
         /* add, change, bind, unbind, online, offline, move: (re)read. */

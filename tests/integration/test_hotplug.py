@@ -73,6 +73,28 @@ class Uevents(sbdtest.SbdTestCase):
         self.assertDBusError('org.freedesktop.DBus.Error.UnknownObject', self.get, device_path(5),
                              DEVICE_IFACE, 'Size')
 
+    def test_add_before_bind_exports_it_whole(self):
+        # device_add() sends the add uevent before the driver binds and adds
+        # the disk. Found in the VM: sbdd exported sbd5 with no Driver and
+        # no BlockDevice, then announced both as changed.
+        import os
+        tb = self.testbed
+        tb.add_device(5, size=1 << 20, event=False)
+        s = tb.device_syspath(5)
+        os.unlink(tb.real(s + '/driver'))
+        tb.uevent(s, 'add')
+        self.settle(0.3)
+        self.assertEqual(self.names('InterfacesAdded'), [])
+        tb.link(s + '/driver', '../../../../bus/sbd/drivers/sbd')
+        tb.uevent(s + '/block/sbd5', 'add')
+        tb.uevent(s, 'bind')
+        self.wait_for(lambda: any(p == device_path(5) for p, _ in self.names('InterfacesAdded')),
+                      message='InterfacesAdded for sbd5 on its bind')
+        added = [a for p, a in self.names('InterfacesAdded') if p == device_path(5)][0][1][DEVICE_IFACE]
+        self.assertEqual((added['Driver'], added['BlockDevice']), (DRIVER, '/dev/sbd5'))
+        self.settle(0.3)
+        self.assertEqual(self.properties_changed(device_path(5)), {})
+
     def test_unbind_bind(self):
         tb = self.testbed
         import os

@@ -669,8 +669,9 @@ pc_of() {
 }
 
 _sbd_save_daemon_logs() {
-	[[ -d ${SBD_VM_RESULTS:-} && -f $SBDD_LOG ]] || return 0
-	cp "$SBDD_LOG" "$SBD_VM_RESULTS/" 2>/dev/null || true
+	[[ -d ${SBD_VM_RESULTS:-} ]] || return 0
+	[[ ! -f $SBDD_LOG ]] || cp "$SBDD_LOG" "$SBD_VM_RESULTS/" 2>/dev/null || true
+	[[ ! -f $SBD_TMP/monitor.out ]] || cp "$SBD_TMP/monitor.out" "$SBD_VM_RESULTS/" 2>/dev/null || true
 }
 
 # Timings and memory for scenarios that log them (they never decide a test).
