@@ -398,12 +398,20 @@ class Accessibility(ManagerTestCase):
 
 
 class Files(unittest.TestCase):
-    """The desktop file and the AppStream metainfo, checked by their own tools."""
+    """The desktop file and the AppStream metainfo, checked by their own tools:
+    the files installed, which the build merges from clients/sbd-manager's
+    templates (*.in) and the translations, next to the sbd-manager it built."""
 
-    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'clients', 'sbd-manager')
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
+
+    @classmethod
+    def setUpClass(cls):
+        cls.built = os.path.dirname(sbdtest.program_from_env('SBD_MANAGER', 'sbd-manager'))
 
     def validate(self, cmd, name):
-        p = subprocess.run(cmd + [os.path.join(self.source, name)], capture_output=True, text=True)
+        path = os.path.join(self.built, name)
+        self.assertTrue(os.path.exists(path), '%s was not built' % path)
+        p = subprocess.run(cmd + [path], capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         return p.stdout + p.stderr
 
@@ -418,7 +426,7 @@ class Files(unittest.TestCase):
 
     def test_translation_template_is_current(self):
         # every string marked for translation is in the .pot, and nothing else
-        root = os.path.join(self.source, '..', '..')
+        root = self.root
         pot = os.path.join(root, 'clients', 'po', 'sbd-manager.pot')
         with tempfile.TemporaryDirectory() as d:
             fresh = os.path.join(d, 'fresh.pot')
