@@ -95,10 +95,14 @@ int main(int argc, char *argv[]) {
         g_autoptr(GError) error = NULL;
         gboolean testing;
         char *args[] = { argv[0], NULL };
+        const char *localedir = g_getenv("SBD_MANAGER_LOCALEDIR");
         int r;
 
         setlocale(LC_ALL, "");
-        bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+        /* The integration tests run the binary uninstalled, where LOCALEDIR
+         * holds no translation: they name the build tree's instead, laid out
+         * as LOCALEDIR is (LANG/LC_MESSAGES/sbd-manager.mo). */
+        bindtextdomain(GETTEXT_PACKAGE, localedir && *localedir ? localedir : LOCALEDIR);
         bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
         textdomain(GETTEXT_PACKAGE);
         if (!parse_options(app, &argc, &argv, &error)) {

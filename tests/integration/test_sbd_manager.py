@@ -79,10 +79,11 @@ class ManagerTestCase(sbdtest.SbdTestCase):
         shutil.rmtree(cls.xvfb_dir, ignore_errors=True)
         super().tearDownClass()
 
-    def start(self, *args, uid=None):
+    def start(self, *args, uid=None, env_add=None):
         env = client_env()
         env['DISPLAY'] = self.display
         env['GDK_BACKEND'] = 'x11'
+        env.update(env_add or {})
         cmd = [self.manager_path] + list(args)
         if uid is not None:
             cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups'] + cmd
@@ -94,8 +95,8 @@ class ManagerTestCase(sbdtest.SbdTestCase):
         p.pending = b''
         return p
 
-    def run_manager(self, *args, status=0, uid=None):
-        p = self.start(*args, uid=uid)
+    def run_manager(self, *args, status=0, uid=None, env_add=None):
+        p = self.start(*args, uid=uid, env_add=env_add)
         out, err = p.communicate(timeout=60)
         self.assertEqual(p.returncode, status, 'sbd-manager %s: exit %d\nstdout: %s\nstderr: %s' % (
             ' '.join(args), p.returncode, out.decode(), err.decode()))
@@ -123,6 +124,18 @@ class ManagerTestCase(sbdtest.SbdTestCase):
 
     def attr(self, n, a):
         return self.testbed.read(self.testbed.device_attr(n, a))
+
+    def german(self):
+        """The variables that make sbd-manager speak German with the build
+        tree's translation: i18n.gettext builds clients/po/de/LC_MESSAGES/
+        sbd-manager.mo, the layout bindtextdomain wants, and the binary takes
+        that directory from SBD_MANAGER_LOCALEDIR. gettext honours LANGUAGE
+        in any locale but C, so C.UTF-8 (built into glibc) does, and no
+        de_DE locale has to be generated on the test machine."""
+        localedir = os.path.join(os.path.dirname(self.manager_path), '..', 'po')
+        mo = os.path.join(localedir, 'de', 'LC_MESSAGES', 'sbd-manager.mo')
+        self.assertTrue(os.path.exists(mo), '%s was not built (is de in clients/po/LINGUAS?)' % mo)
+        return {'LANGUAGE': 'de', 'LC_ALL': 'C.UTF-8', 'SBD_MANAGER_LOCALEDIR': localedir}
 
 
 class Show(ManagerTestCase):
@@ -324,12 +337,13 @@ class Accessibility(ManagerTestCase):
     """The window as assistive technologies see it: the AT-SPI tree, read by
     a11y_tree.py on its own session bus (with its own AT-SPI bus), on Xvfb."""
 
-    def tree(self, *args, keys=(), until=()):
+    def tree(self, *args, keys=(), until=(), env_add=None):
         env = sbdtest.env_outside_testbed()
         env['DISPLAY'] = self.display
         env['GDK_BACKEND'] = 'x11'
         for k in ('GTK_A11Y', 'NO_AT_BRIDGE', 'DBUS_SESSION_BUS_ADDRESS'):
             env.pop(k, None)
+        env.update(env_add or {})
         helper = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'a11y_tree.py')
         cmd = ['dbus-run-session', '--', '/usr/bin/python3', helper]
         for k in keys:
@@ -396,6 +410,32 @@ class Accessibility(ManagerTestCase):
         items = {n['name'] for w in t['windows'] for n in self.nodes(w) if n['role'] == 'menu item'}
         self.assertEqual(items, {'Keyboard Shortcuts', 'About SBD Manager'})
 
+    def test_german(self):
+        # what a screen reader says, from the German translation; nothing in English
+        t = self.tree(until=['sbd1 entfernen'], env_add=self.german())
+        self.assertEqual(t['model'], self.model())
+        window = t['windows'][0]
+        self.assertEqual((window['role'], window['name']), ('frame', 'SBD-Verwaltung'))
+        self.assert_all_named(window)
+        named = {(n['role'], n['name']) for n in self.controls(window)}
+        for control in [('push button', 'Hauptmenü'), ('push button', 'Entladen…'),
+                        ('push button', 'sbd0 entfernen'), ('push button', 'Gerät hinzufügen'),
+                        ('text', 'Größe des neuen Geräts'), ('text', 'Gerätenummer (optional)'),
+                        ('list item', 'Modul sbd')]:
+            self.assertIn(control, named)
+        self.assertNotIn(('push button', 'Main Menu'), named)
+        dev = [n for n in self.nodes(window) if n['name'] == 'sbd1' and n['role'] == 'list item']
+        self.assertTrue(dev, named)
+        inside = {(n['role'], n['name']) for n in self.nodes(dev[0])}
+        for control in [('text', 'Bezeichnung'), ('text', 'Größe'), ('check box', 'Schreibgeschützt')]:
+            self.assertIn(control, inside)
+        # a message put together from translated parts: the failed action, the
+        # reason for the daemon's error name, the daemon's own words
+        lines, _ = self.run_manager('--dump-model', '--set', 'sbd0:Label=x', status=1, uid=sbdtest.NOBODY,
+                                    env_add=self.german())
+        self.assertRegex(lines[0]['error'], r'^Setzen von Label für sbd0 auf „x“ fehlgeschlagen: '
+                                            r'Sie sind dazu nicht berechtigt \(.+\)\.$')
+
 
 class Files(unittest.TestCase):
     """The desktop file and the AppStream metainfo, checked by their own tools:
@@ -423,6 +463,33 @@ class Files(unittest.TestCase):
         out = self.validate(['appstreamcli', 'validate', '--no-net', '--explain'], 'org.sbd.Manager.metainfo.xml')
         self.assertIn('Validation was successful', out)
         self.assertNotRegex(out, r'(?m)^[EW]:')
+
+    def languages(self):
+        with open(os.path.join(self.root, 'clients', 'po', 'LINGUAS')) as f:
+            return [w for line in f if not line.lstrip().startswith('#') for w in line.split()]
+
+    def test_translations_merged(self):
+        # each language of LINGUAS reached the installed files; German at least
+        langs = self.languages()
+        self.assertIn('de', langs)
+        with open(os.path.join(self.built, 'org.sbd.Manager.desktop'), encoding='utf-8') as f:
+            desktop = f.read()
+        with open(os.path.join(self.built, 'org.sbd.Manager.metainfo.xml'), encoding='utf-8') as f:
+            metainfo = f.read()
+        for lang in langs:
+            self.assertRegex(desktop, r'(?m)^Name\[%s\]=.' % lang)
+            self.assertRegex(desktop, r'(?m)^Comment\[%s\]=.' % lang)
+            self.assertRegex(metainfo, r'<name xml:lang="%s">' % lang)
+            self.assertRegex(metainfo, r'<summary xml:lang="%s">' % lang)
+
+    def test_translations_are_well_formed(self):
+        # msgfmt as the build runs it does not check: the format directives a
+        # translation must keep, one mnemonic where the original has one
+        for lang in self.languages():
+            p = subprocess.run(['msgfmt', '--check', '--check-accelerators=_', '-o', '/dev/null',
+                                os.path.join(self.root, 'clients', 'po', lang + '.po')],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, '%s.po: %s' % (lang, p.stderr))
 
     def test_translation_template_is_current(self):
         # every string marked for translation is in the .pot, and nothing else
