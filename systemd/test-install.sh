@@ -60,7 +60,8 @@ expected_files() {
 	done
 	if [[ $SBD_GUI == 1 ]]; then
 		printf '%s\n' usr/bin/sbd-manager usr/share/applications/org.sbd.Manager.desktop \
-			usr/share/man/man1/sbd-manager.1 usr/share/metainfo/org.sbd.Manager.metainfo.xml
+			usr/share/man/man1/sbd-manager.1 usr/share/metainfo/org.sbd.Manager.metainfo.xml \
+			usr/share/locale/de/LC_MESSAGES/sbd-manager.mo
 	fi
 }
 

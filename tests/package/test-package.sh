@@ -62,7 +62,7 @@ files sbdd etc/sbd/sbdd.conf "${unitdir#/}/sbdd.service" usr/sbin/sbdd \
 	usr/share/polkit-1/actions/org.sbd.sbd1.policy
 files sbdctl usr/bin/sbdctl usr/share/bash-completion/completions/sbdctl usr/share/man/man1/sbdctl.1.gz
 files sbd-manager usr/bin/sbd-manager usr/share/applications/org.sbd.Manager.desktop usr/share/metainfo/org.sbd.Manager.metainfo.xml \
-	usr/share/man/man1/sbd-manager.1.gz
+	usr/share/man/man1/sbd-manager.1.gz usr/share/locale/de/LC_MESSAGES/sbd-manager.mo
 mapfile -t module_files < <(cd "$src/module" && printf "usr/src/sbd-$version/%s\n" Kbuild Makefile dkms.conf \
 	sbd*.[ch])
 files sbd-dkms "${module_files[@]}"
