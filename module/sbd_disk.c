@@ -127,6 +127,14 @@ int sbd_disk_add(struct sbd_dev *sbd)
 	 * device, and /sys/block/sbdN/device back to it.
 	 */
 	ret = device_add_disk(&sbd->dev, disk, NULL);
+	/*
+	 * This disk's major, minors and name are valid by construction: an
+	 * EINVAL is 6.1's device_add_disk() ignoring a failed allocation in
+	 * dev_set_name(), then device_add() refusing the nameless device
+	 * (found by the debug kernel's fail-nth sweep).  Say what it was.
+	 */
+	if (ret == -EINVAL)
+		ret = -ENOMEM;
 	if (ret)
 		goto err_put;
 

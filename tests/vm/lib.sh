@@ -669,9 +669,12 @@ pc_of() {
 }
 
 _sbd_save_daemon_logs() {
+	local me
 	[[ -d ${SBD_VM_RESULTS:-} ]] || return 0
-	[[ ! -f $SBDD_LOG ]] || cp "$SBDD_LOG" "$SBD_VM_RESULTS/" 2>/dev/null || true
-	[[ ! -f $SBD_TMP/monitor.out ]] || cp "$SBD_TMP/monitor.out" "$SBD_VM_RESULTS/" 2>/dev/null || true
+	# Named after the scenario: several run in one boot.
+	me=$(basename "$0" .sh)
+	[[ ! -f $SBDD_LOG ]] || cp "$SBDD_LOG" "$SBD_VM_RESULTS/$me.sbdd.log" 2>/dev/null || true
+	[[ ! -f $SBD_TMP/monitor.out ]] || cp "$SBD_TMP/monitor.out" "$SBD_VM_RESULTS/$me.monitor.out" 2>/dev/null || true
 }
 
 # Timings and memory for scenarios that log them (they never decide a test).

@@ -12,7 +12,7 @@
  * once. The debugfs knobs (ignore-gfp-wait, min-order, verbose) are the
  * scenario's to set.
  *
- *   sweep [--max N] [--show PATH3] [--undo PATH2 VALUE2] PATH VALUE
+ *   sweep [--first N] [--max N] [--show PATH3] [--undo PATH2 VALUE2] PATH VALUE
  *       One write(2) of VALUE to PATH per N (the file opened before arming).
  *       Prints "N OK" or "N ERRNO" per step and "end N" when the N-th point
  *       was not reached; with --show, the first line of PATH3 read after the
@@ -24,6 +24,10 @@
  *       (N-1) * 4 KiB, a page never written before (the first write of a
  *       page allocates it), and reads it back unarmed: "N OK" (and the data
  *       must be there, else "N CORRUPT"), "N ERRNO" or "N SHORT".
+ *
+ *   --first N starts at the N-th point (default 1): with the debugfs knob
+ *   verbose at 2, "--first 97 --max 97" replays one step of a sweep with
+ *   the failed allocation's stack in the kernel log.
  *
  * Exit status: 0 when the sweep ended, 3 when --max was reached first, 64 for
  * a usage error, 1 for any other failure (an undo or read-back that failed).
@@ -49,7 +53,7 @@ static const char *errno_name(int err)
 
 static int usage(void)
 {
-	fputs("usage: sbd-faulttool sweep [--max N] [--show PATH3] [--undo PATH2 VALUE2] PATH VALUE\n"
+	fputs("usage: sbd-faulttool sweep [--first N] [--max N] [--show PATH3] [--undo PATH2 VALUE2] PATH VALUE\n"
 	      "       sbd-faulttool sweep-io [--max N] DEVICE\n", stderr);
 	return EXIT_USAGE;
 }
@@ -94,14 +98,14 @@ static int nth_reached(void)
 	return reached;
 }
 
-static bool parse_max(const char *s, unsigned int *max)
+static bool parse_count(const char *s, unsigned int *ret)
 {
 	char *end;
 	unsigned long v = strtoul(s, &end, 10);
 
 	if (end == s || *end || v == 0 || v > 1000000)
 		return false;
-	*max = v;
+	*ret = v;
 	return true;
 }
 
@@ -138,7 +142,7 @@ static void show(const char *path)
 }
 
 struct sweep_args {
-	unsigned int max;
+	unsigned int first, max;
 	const char *show;
 	const char *undo_path, *undo_value;
 };
@@ -148,7 +152,7 @@ static int sweep(const struct sweep_args *a, const char *path, const char *value
 	size_t len = strlen(value);
 	unsigned int n;
 
-	for (n = 1; n <= a->max; n++) {
+	for (n = a->first; n <= a->max; n++) {
 		int fd = open(path, O_WRONLY | O_CLOEXEC);
 		ssize_t w;
 		int err, reached;
@@ -234,7 +238,7 @@ static int sweep_io(unsigned int max, const char *dev)
 
 int main(int argc, char **argv)
 {
-	struct sweep_args a = { .max = 10000 };
+	struct sweep_args a = { .first = 1, .max = 10000 };
 	const char *cmd;
 	int i = 2;
 
@@ -243,7 +247,11 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	while (i < argc && argv[i][0] == '-') {
 		if (!strcmp(argv[i], "--max") && i + 1 < argc) {
-			if (!parse_max(argv[i + 1], &a.max))
+			if (!parse_count(argv[i + 1], &a.max))
+				return usage();
+			i += 2;
+		} else if (!strcmp(argv[i], "--first") && i + 1 < argc) {
+			if (!parse_count(argv[i + 1], &a.first))
 				return usage();
 			i += 2;
 		} else if (!strcmp(argv[i], "--show") && i + 1 < argc) {
