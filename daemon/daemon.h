@@ -83,6 +83,8 @@ struct sbd_object {
         char *block_device;  /* "/dev/sbd0", or "" */
         /* drivers only: the Devices list as last announced (lists.c) */
         uint64_t devices_fingerprint;
+        /* a PropertiesChanged of it was refused: announce it again (resend.c) */
+        bool resend_changed;
 };
 
 /* The objects of one kind: by path for sd-bus's find callbacks, and
@@ -143,6 +145,9 @@ struct daemon {
 
         struct live_fds live_fds;
 
+        /* PropertiesChanged that could not be sent, sent again (resend.c) */
+        sd_event_source *resend_timer;
+
         char *status;     /* the last STATUS= sent to systemd */
 
         bool ready;       /* start-up enumeration done: emit signals */
@@ -190,6 +195,11 @@ void tree_lists_changed(struct daemon *d);
 void lists_init(struct daemon *d);
 void lists_init_driver(struct daemon *d, struct sbd_object *driver);
 void lists_done(struct daemon *d);
+
+/* resend.c: PropertiesChanged the kernel would not carry, sent again */
+void resend_later(struct sbd_object *o);
+void resend_later_arm(struct daemon *d);
+void resend_done(struct daemon *d);
 
 /* vtables.c: sd-bus registration */
 int vtables_register(struct daemon *d);

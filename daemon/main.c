@@ -197,6 +197,7 @@ static void daemon_done(struct daemon *d) {
         waiters_free_all(d);
         uevent_done(d);
         lists_done(d);
+        resend_done(d);
         object_sets_done(d);
         attr_tables_done(d);
         uid_cache_done(d);

@@ -198,8 +198,10 @@ static void emit_changed(struct sbd_object *o, char **names) {
         if (!o->daemon->ready || !names[0])
                 return;
         r = sd_bus_emit_properties_changed_strv(o->daemon->bus, o->path, object_kind_interface(o->kind), names);
-        if (r < 0)
-                log_warning_errno(r, "Failed to emit PropertiesChanged on %s: %m", o->path);
+        if (r < 0) {
+                log_warning_errno(r, "Failed to emit PropertiesChanged on %s, sending it again shortly: %m", o->path);
+                resend_later(o);
+        }
 }
 
 int object_refresh_attr(struct sbd_object *o, size_t index) {

@@ -5,8 +5,8 @@
 # and of the first write of a page: each must end in a clean errno with the
 # state unchanged. Then a lottery (failslab and fail_page_alloc at 10% for a
 # busybox shell that creates, resizes, toggles, writes and deletes disks)
-# while sbdd mirrors it, and sbdd's own next allocation failed under Set
-# calls. Afterwards the module works, sbdd's tree equals sysfs, `rmmod`
+# while sbdd mirrors it, and a fail-nth sweep over sbdd's own allocations
+# while it serves a Set. Afterwards the module works, sbdd's tree equals sysfs, `rmmod`
 # succeeds, and the run's kmemleak scan is clean (run-vm).
 # The injected tasks run static binaries from a tmpfs (a failed 9p read
 # could take the guest's root with it).
@@ -166,22 +166,26 @@ fi
 assert_file_content "$DRV/ndevices" 1
 sbdd_alive
 
-step "sbdd's own next allocation fails under Set calls"
-# times=1: the first eligible allocation sbdd makes after arming fails
-# (its sysfs write, a read, the reply's socket buffer). It answers with an
-# error or succeeds and goes on serving; or, when the failed allocation was
-# its bus socket's, sd-bus counts the connection as lost: sbdd then exits
-# non-zero saying so, as the unit's Restart=on-failure expects, and is
-# started again here as the unit would. Nothing else is acceptable.
-results=() restarts=0
-for i in $(seq 1 20); do
-	fi_set times 1
-	echo 100 >"$DBG/failslab/probability"
-	echo 1 >"/proc/$SBDD_PID/make-it-fail"
+step "fail-nth on sbdd: every allocation of its Set path fails once"
+# Step N arms sbdd's fail-nth with N and sets a new Label: the N-th kernel
+# allocation sbdd makes (reading the call, writing sysfs, reading back,
+# sending the reply and the signal) fails. sbdd answers with the value set,
+# or a named error with the label unchanged; or, when the failed
+# allocation was its bus socket's, the reply is lost (the caller times
+# out; sd-bus cannot send it and has no retry) or sd-bus counts the
+# connection as lost: sbdd then exits non-zero saying so, as the unit's
+# Restart=on-failure expects, and is started again here as the unit would. The sweep ends at
+# the first N that the Set no longer reaches.
+results=() restarts=0 n=0 label=$(cat "$(sbd_attr sbd0 label)")
+while ((n < 200)); do
+	n=$((n + 1))
+	nth=/proc/$SBDD_PID/task/$SBDD_PID/fail-nth
+	echo "$n" >"$nth"
 	r=$(dbus_error -o "$(sbd_dev_path sbd0)" -m org.freedesktop.DBus.Properties.Set \
-		org.sbd.Sbd1.Device Label "<'set$i'>")
-	echo 0 >"/proc/$SBDD_PID/make-it-fail" 2>/dev/null || true
-	fi_set probability 0
+		org.sbd.Sbd1.Device Label "<'nth$n'>")
+	left=$(cat "$nth" 2>/dev/null || echo 0)
+	{ echo 0 >"$nth"; } 2>/dev/null || true
+	now=$(cat "$(sbd_attr sbd0 label)")
 	if ! kill -0 "$SBDD_PID" 2>/dev/null; then
 		rc=0
 		wait "$SBDD_PID" || rc=$?
@@ -189,20 +193,43 @@ for i in $(seq 1 20); do
 		if ((rc != 0)) && tail -n 3 "$SBDD_LOG" | grep -q 'Lost the connection to the system bus'; then
 			restarts=$((restarts + 1))
 		else
-			fail "sbdd ended with status $rc after an injected failure: $(tail -n 3 "$SBDD_LOG" | tr '\n' ' ')"
+			fail "step $n: sbdd ended with status $rc: $(tail -n 3 "$SBDD_LOG" | tr '\n' ' ')"
 		fi
 		SBDD_PID=
-		sbdd_start -p ndevices=1 -p size=16M
-		r="restarted after: $r"
+		sbdd_start -p ndevices=1 -p size=16M >/dev/null
+		r="lost the bus"
+	elif [[ $r == *"Timeout was reached"* ]]; then
+		# The reply's own socket buffer was refused: sd-bus cannot send it
+		# and has no retry, so the caller times out, the write applied or not.
+		r="reply lost"
+	elif [[ $r == ok && $now != "nth$n" ]]; then
+		r="ok but the label is '$now'"
+	elif [[ $r != ok && $now != "$label" ]]; then
+		r="$r but the label changed to '$now'"
 	fi
+	label=$now
 	results+=("$r")
+	# fail-nth counts down to 0 when its point was reached
+	((left == 0)) || break
 done
-fi_set times -1
-bad=$(printf '%s\n' "${results[@]}" | grep -Ev '^ok$|^org\.sbd\.Sbd1\.Error\.[A-Za-z]+$|^org\.freedesktop\.DBus\.Error\.NoMemory$|^restarted after: ' || true)
+bad=$(printf '%s\n' "${results[@]}" | grep -Ev '^ok$|^org\.sbd\.Sbd1\.Error\.[A-Za-z]+$|^org\.freedesktop\.DBus\.Error\.NoMemory$|^lost the bus$|^reply lost$' || true)
+((n > 1)) || bad="the first step did not reach an allocation: a sweep that proves nothing"
+((n < 200)) || bad="no end after 200 steps"
 if [[ -z $bad ]]; then
-	pass "Set under sbdd's injected failures: $(printf '%s\n' "${results[@]}" | sort | uniq -c | tr -s ' \n' ' '), $restarts of them lost the bus connection"
+	pass "sbdd's Set path: $((n - 1)) allocations, each failed once: $(printf '%s\n' "${results[@]}" | sort | uniq -c | tr -s ' \n' ' ')"
 else
-	fail "Set under sbdd's injected failures: $(head -n 3 <<<"$bad" | tr '\n' ';')"
+	fail "sbdd's Set path under fail-nth: $(head -n 3 <<<"$bad" | tr '\n' ';')"
+fi
+# A PropertiesChanged the kernel refused to carry is announced again
+# (sbdd's resend.c), so subscribers do not keep a stale value.
+refused=$(grep -c 'Failed to emit PropertiesChanged' "$SBDD_LOG" || true)
+resent=$(grep -c 'Resent PropertiesChanged' "$SBDD_LOG" || true)
+if ((refused == 0)); then
+	log "no PropertiesChanged was refused in this sweep"
+elif ((resent > 0)); then
+	pass "$refused refused PropertiesChanged, $resent resent"
+else
+	fail "$refused PropertiesChanged refused and none resent"
 fi
 sbdd_alive
 sbd_check_tree --timeout 60
