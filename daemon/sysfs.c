@@ -178,8 +178,9 @@ bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino) {
 
 bool sysfs_has_entry(const char *path, const char *name) {
         _cleanup_close_ int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        struct stat st;
 
-        return fd >= 0 && faccessat(fd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+        return fd >= 0 && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 int sysfs_link_basename(int dirfd, const char *name, char **ret) {
