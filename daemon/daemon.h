@@ -198,7 +198,6 @@ void lists_done(struct daemon *d);
 
 /* resend.c: PropertiesChanged the kernel would not carry, sent again */
 void resend_later(struct sbd_object *o);
-void resend_later_arm(struct daemon *d);
 void resend_done(struct daemon *d);
 
 /* vtables.c: sd-bus registration */

@@ -33,6 +33,8 @@ static int resend_object(struct sbd_object *o) {
         return sd_bus_emit_properties_changed_strv(o->daemon->bus, o->path, object_kind_interface(o->kind), names);
 }
 
+static void resend_arm(struct daemon *d);
+
 static int resend_handler(sd_event_source *s, uint64_t usec, void *userdata) {
         struct daemon *d = userdata;
         bool again = false;
@@ -54,11 +56,11 @@ static int resend_handler(sd_event_source *s, uint64_t usec, void *userdata) {
                         o->resend_changed = false;
                 }
         if (again)
-                resend_later_arm(d);
+                resend_arm(d);
         return 0;
 }
 
-void resend_later_arm(struct daemon *d) {
+static void resend_arm(struct daemon *d) {
         int r;
 
         if (!d->resend_timer) {
@@ -74,7 +76,7 @@ void resend_later_arm(struct daemon *d) {
 
 void resend_later(struct sbd_object *o) {
         o->resend_changed = true;
-        resend_later_arm(o->daemon);
+        resend_arm(o->daemon);
 }
 
 void resend_done(struct daemon *d) {
