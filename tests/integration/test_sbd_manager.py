@@ -373,13 +373,24 @@ class Accessibility(ManagerTestCase):
         unnamed = [n['role'] for n in self.controls(window) if not n['name'].strip()]
         self.assertEqual(unnamed, [], 'controls without an accessible name in %r' % window['name'])
 
-    def test_every_control_has_a_name(self):
-        t = self.tree(until=['Remove sbd1'])
+    def main_window_controls(self, t, title):
+        """The main window of tree t, titled title, every control named:
+        its controls as (role, name)."""
         self.assertEqual(t['model'], self.model())
         window = t['windows'][0]
-        self.assertEqual((window['role'], window['name']), ('frame', 'SBD Manager'))
+        self.assertEqual((window['role'], window['name']), ('frame', title))
         self.assert_all_named(window)
-        named = {(n['role'], n['name']) for n in self.controls(window)}
+        return window, {(n['role'], n['name']) for n in self.controls(window)}
+
+    def device_row_nodes(self, window, name, named):
+        """(role, name) of everything inside the list item of device name."""
+        dev = [n for n in self.nodes(window) if n['name'] == name and n['role'] == 'list item']
+        self.assertTrue(dev, named)
+        return {(n['role'], n['name']) for n in self.nodes(dev[0])}
+
+    def test_every_control_has_a_name(self):
+        t = self.tree(until=['Remove sbd1'])
+        window, named = self.main_window_controls(t, 'SBD Manager')
         for control in [('push button', 'Main Menu'), ('push button', 'Unload…'),
                         ('push button', 'Remove sbd0'), ('push button', 'Remove sbd1'),
                         ('push button', 'Add Device'),
@@ -389,9 +400,7 @@ class Accessibility(ManagerTestCase):
             self.assertIn(control, named)
         # a device's rows: its label and size fields and its two switches
         # (named by their rows' titles; the device's row, around them, says which)
-        dev = [n for n in self.nodes(window) if n['name'] == 'sbd1' and n['role'] == 'list item']
-        self.assertTrue(dev, named)
-        inside = {(n['role'], n['name']) for n in self.nodes(dev[0])}
+        inside = self.device_row_nodes(window, 'sbd1', named)
         for control in [('text', 'Label'), ('text', 'Size'), ('check box', 'Read-only'),
                         ('check box', 'Online')]:
             self.assertIn(control, inside)
@@ -413,20 +422,14 @@ class Accessibility(ManagerTestCase):
     def test_german(self):
         # what a screen reader says, from the German translation; nothing in English
         t = self.tree(until=['sbd1 entfernen'], env_add=self.german())
-        self.assertEqual(t['model'], self.model())
-        window = t['windows'][0]
-        self.assertEqual((window['role'], window['name']), ('frame', 'SBD-Verwaltung'))
-        self.assert_all_named(window)
-        named = {(n['role'], n['name']) for n in self.controls(window)}
+        window, named = self.main_window_controls(t, 'SBD-Verwaltung')
         for control in [('push button', 'Hauptmenü'), ('push button', 'Entladen…'),
                         ('push button', 'sbd0 entfernen'), ('push button', 'Gerät hinzufügen'),
                         ('text', 'Größe des neuen Geräts'), ('text', 'Gerätenummer (optional)'),
                         ('list item', 'Modul sbd')]:
             self.assertIn(control, named)
         self.assertNotIn(('push button', 'Main Menu'), named)
-        dev = [n for n in self.nodes(window) if n['name'] == 'sbd1' and n['role'] == 'list item']
-        self.assertTrue(dev, named)
-        inside = {(n['role'], n['name']) for n in self.nodes(dev[0])}
+        inside = self.device_row_nodes(window, 'sbd1', named)
         for control in [('text', 'Bezeichnung'), ('text', 'Größe'), ('check box', 'Schreibgeschützt')]:
             self.assertIn(control, inside)
         # a message put together from translated parts: the failed action, the
