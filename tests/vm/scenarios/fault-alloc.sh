@@ -7,7 +7,9 @@
 # busybox shell that creates, resizes, toggles, writes and deletes disks)
 # while sbdd mirrors it, and a fail-nth sweep over sbdd's own allocations
 # while it serves a Set. Afterwards the module works, sbdd's tree equals
-# sysfs, `rmmod` succeeds, and the run's kmemleak scan is clean (run-vm).
+# sysfs, `rmmod` succeeds; a last sweep fails every 7th allocation of
+# loading the module (its init making two disks); the run's kmemleak scan
+# is clean (run-vm).
 # The injected tasks run static binaries from a tmpfs (a failed 9p read
 # could take the guest's root with it).
 # shellcheck source=tests/vm/lib.sh
@@ -244,3 +246,30 @@ attr_write "$DRV/delete_device" 8
 sbdd_stop
 sbd_module_unload
 assert_not_exists "$SBD_BUS"
+
+step "fail-nth: loading the module (its init, two disks, queue_mode=mq), every 7th point"
+# The allocations of a load, the loader's own and sbd_init's, fail one at a
+# time: the load fails with ENOMEM and leaves nothing behind, or it loads
+# with at least one disk (a failure after the first keeps the disks made,
+# so that init never frees the module under a disk somebody opened) and
+# unloads. A load passes some 1,500 points, a step costs half a second
+# under KASAN: every 7th is failed, which still lands in each stage.
+cp "/lib/modules/$(uname -r)/extra/sbd.ko" "$BIN/sbd.ko"
+rc=0
+out=$("$FT" sweep-load --stride 7 "$BIN/sbd.ko" "ndevices=2 size=1M queue_mode=mq" 2>&1) || rc=$?
+printf '%s\n' "$out" >"$SBD_VM_RESULTS/sweep-load.txt"
+points=$(sed -n 's/^end //p' <<<"$out")
+bad=$(grep -Ev '^[0-9]+ (OK [12]|ENOMEM)$|^end [0-9]+$' <<<"$out" || true)
+((${points:-0} > 7)) || bad="no injection point met: ${out//$'\n'/;}"
+if ((rc == 0)) && [[ -z $bad ]]; then
+	pass "load: $points injection points, every 7th failed: $(awk '$1 != "end" {print $2 ($3 == "" ? "" : "-with-" $3 "-disks")}' <<<"$out" | sort | uniq -c | tr -s ' \n' ' ')"
+	grep -q ' OK 1$' <<<"$out" && pass "a load that lost its second disk kept the first" ||
+		fail "no step kept the first disk after the second failed"
+else
+	fail "load (status $rc): $(head -n 5 <<<"${bad:-$out}" | tr '\n' ';')"
+fi
+assert_not_exists /sys/module/sbd
+sbd_module_load ndevices=1 size=4M
+dd if="$SBD_TMP/data" of=/dev/sbd0 bs=64K oflag=direct status=none
+same_data "$SBD_TMP/data" /dev/sbd0
+sbd_module_unload

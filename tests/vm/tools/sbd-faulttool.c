@@ -24,6 +24,13 @@
  *       (N-1) * 4 KiB, a page never written before (the first write of a
  *       page allocates it), and reads it back unarmed: "N OK" (and the data
  *       must be there, else "N CORRUPT"), "N ERRNO" or "N SHORT".
+ *   sweep-load [--first N] [--max N] [--stride K] MODULE PARAMS
+ *       One finit_module(2) of MODULE (a .ko, opened before arming; the
+ *       module must not be loaded) with PARAMS per N: "N ERRNO", or, when
+ *       it loaded, "N OK D" with D the disks it made (/sys/bus/sbd/devices),
+ *       after which it is unloaded unarmed; that must succeed. --stride K
+ *       takes every K-th point only (N = first, first + K, ...): a load
+ *       passes some 2,000 points, each step a load and an unload.
  *
  *   --first N starts at the N-th point (default 1): with the debugfs knob
  *   verbose at 2, "--first 97 --max 97" replays one step of a sweep with
@@ -38,6 +45,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define EXIT_USAGE 64
@@ -54,7 +63,8 @@ static const char *errno_name(int err)
 static int usage(void)
 {
 	fputs("usage: sbd-faulttool sweep [--first N] [--max N] [--show PATH3] [--undo PATH2 VALUE2] PATH VALUE\n"
-	      "       sbd-faulttool sweep-io [--max N] DEVICE\n", stderr);
+	      "       sbd-faulttool sweep-io [--max N] DEVICE\n"
+	      "       sbd-faulttool sweep-load [--first N] [--max N] [--stride K] MODULE PARAMS\n", stderr);
 	return EXIT_USAGE;
 }
 
@@ -142,7 +152,7 @@ static void show(const char *path)
 }
 
 struct sweep_args {
-	unsigned int first, max;
+	unsigned int first, max, stride;
 	const char *show;
 	const char *undo_path, *undo_value;
 };
@@ -236,9 +246,62 @@ static int sweep_io(unsigned int max, const char *dev)
 	return EXIT_MAX;
 }
 
+/* Entries of @path that are not dot files, or -1. */
+static int count_entries(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static int sweep_load(const struct sweep_args *a, const char *module, const char *params)
+{
+	unsigned int n;
+
+	for (n = a->first; n <= a->max; n += a->stride) {
+		int fd = open(module, O_RDONLY | O_CLOEXEC);
+		long ret;
+		int err, reached;
+
+		if (fd < 0) {
+			fprintf(stderr, "sbd-faulttool: %s: %s\n", module, strerror(errno));
+			return 1;
+		}
+		if (nth_arm(n) < 0)
+			return 1;
+		ret = syscall(SYS_finit_module, fd, params, 0);
+		err = errno;
+		reached = nth_reached();
+		close(fd);
+		if (reached < 0)
+			return 1;
+		if (ret < 0) {
+			printf("%u %s\n", n, errno_name(err));
+		} else {
+			printf("%u OK %d\n", n, count_entries("/sys/bus/sbd/devices"));
+			if (syscall(SYS_delete_module, "sbd", O_NONBLOCK) < 0) {
+				printf("unload %s\n", errno_name(errno));
+				return 1;
+			}
+		}
+		if (!reached) {
+			printf("end %u\n", n);
+			return 0;
+		}
+	}
+	return EXIT_MAX;
+}
+
 int main(int argc, char **argv)
 {
-	struct sweep_args a = { .first = 1, .max = 10000 };
+	struct sweep_args a = { .first = 1, .max = 10000, .stride = 1 };
 	const char *cmd;
 	int i = 2;
 
@@ -254,6 +317,10 @@ int main(int argc, char **argv)
 			if (!parse_count(argv[i + 1], &a.first))
 				return usage();
 			i += 2;
+		} else if (!strcmp(argv[i], "--stride") && i + 1 < argc) {
+			if (!parse_count(argv[i + 1], &a.stride))
+				return usage();
+			i += 2;
 		} else if (!strcmp(argv[i], "--show") && i + 1 < argc) {
 			a.show = argv[i + 1];
 			i += 2;
@@ -266,15 +333,20 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(cmd, "sweep") && argc - i == 2) {
+	if (!strcmp(cmd, "sweep") && argc - i == 2 && a.stride == 1) {
 		if (nth_open() < 0)
 			return 1;
 		return sweep(&a, argv[i], argv[i + 1]);
 	}
-	if (!strcmp(cmd, "sweep-io") && argc - i == 1 && !a.undo_path && !a.show) {
+	if (!strcmp(cmd, "sweep-io") && argc - i == 1 && !a.undo_path && !a.show && a.stride == 1) {
 		if (nth_open() < 0)
 			return 1;
 		return sweep_io(a.max, argv[i]);
+	}
+	if (!strcmp(cmd, "sweep-load") && argc - i == 2 && !a.undo_path && !a.show) {
+		if (nth_open() < 0)
+			return 1;
+		return sweep_load(&a, argv[i], argv[i + 1]);
 	}
 	return usage();
 }
