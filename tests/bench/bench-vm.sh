@@ -57,8 +57,8 @@ pin() {
 	((pin)) || return 0
 	taskset -a -p -c 0 "$1" >/dev/null || die "taskset -p $1 failed"
 }
-pinned=()
-((pin)) && pinned=(taskset -c 0)
+pinned=() fio_pinned=()
+((pin)) && pinned=(taskset -c 0) fio_pinned=(taskset -c 1)
 
 step "the guest"
 for f in "$BENCH" "$FLOOR" "$SBDD"; do [[ -x $f ]] || die "$f is not built"; done
@@ -69,7 +69,7 @@ for f in "$BENCH" "$FLOOR" "$SBDD"; do [[ -x $f ]] || die "$f is not built"; don
 	echo "mode=$SBD_VM_MODE"
 	echo "clocksource=$(</sys/devices/system/clocksource/clocksource0/current_clocksource)$(grep -qw tsc=reliable /proc/cmdline && echo ' (tsc=reliable)')"
 	if ((pin)); then
-		echo "pinned=dbus-daemon, sbdd, the floor and sbd-bench on the guest's CPU 0 (taskset)"
+		echo "pinned=dbus-daemon, sbdd, the floor and sbd-bench on the guest's CPU 0, fio on its CPU 1 (taskset); the guest's CPU n on the host's CPU n"
 	else
 		echo "pinned=no"
 	fi
@@ -155,7 +155,7 @@ stop_if_failed "the benchmark did not run"
 # fio_mbs DEV ENGINE RW BS: MB/s of one fio job (direct I/O, one job, depth 1)
 fio_mbs() {
 	local out
-	out=$(fio --name=bench --filename="$1" --ioengine="$2" --rw="$3" --bs="$4" --direct=1 \
+	out=$("${fio_pinned[@]}" fio --name=bench --filename="$1" --ioengine="$2" --rw="$3" --bs="$4" --direct=1 \
 		--iodepth=1 --size="${fio_mib}M" --time_based --runtime="$fio_seconds" --randrepeat=0 \
 		--output-format=terse 2>"$SBD_TMP/fio.err") || die "fio on $1 failed: $(cat "$SBD_TMP/fio.err")"
 	# terse v3: field 7 read KiB/s, field 48 write KiB/s
