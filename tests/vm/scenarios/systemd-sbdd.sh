@@ -256,6 +256,45 @@ assert_eq by-root "$(read_attr "$D0/label")" "label written by root"
 assert_ok sbdctl set sbd1 label by-sbdctl
 assert_eq by-sbdctl "$(read_attr "$SBD_DEVICES/sbd1/label")" "label written by root's sbdctl"
 
+tstep "sbdctl on a terminal: polkit's text agent asks for the password, polkitd checks it"
+# An administrator (group sudo, Debian's polkit admin rule) logged in on a
+# terminal: su --login opens a logind session through pam_systemd, as a
+# console or ssh login does (polkit hands a fallback agent's challenges
+# only to processes in a session), and --pty gives the command a terminal
+# of its own (su -c alone detaches it from ours). sbdctl starts pkttyagent, the real polkitd sends
+# it the challenge with sbdd's details in the message, and
+# polkit-agent-helper-1 checks the typed password through PAM;
+# on-terminal.py types it.
+# as_admin PASSWORD COMMAND: COMMAND in sbdadmin's login on a new terminal,
+# PASSWORD typed at a prompt (an empty one: none, Ctrl-D)
+as_admin() {
+	local pw=()
+	[[ -z $1 ]] || pw=(--password "$1")
+	"$SBD_SOURCE_DIR/tests/vm/scenarios/on-terminal.py" --user root --timeout 120 "${pw[@]}" -- \
+		su --login --pty sbdadmin --command "$2"
+}
+assert_ok useradd --create-home --groups sudo sbdadmin
+echo 'sbdadmin:typed-at-the-prompt' | chpasswd || fail "chpasswd"
+agent_since=$(date +%s)
+out=$(as_admin typed-at-the-prompt "sbdctl set sbd0 label typed" 2>&1) && rc=0 || rc=$?
+log "${out//$'\n'/$'\n'    }"
+assert_eq 0 "$rc" "sbdctl set with the right password"
+((rc == 0)) || log "$(journalctl --no-pager -o cat --since "@$agent_since" -u polkit.service -u sbdd.service 2>&1 | tail -n 30)"
+assert_match 'prompts=1$' "$out" "one password prompt"
+assert_match 'set label of the simple block device sbd0 to "typed"' "$out" "the agent showed what will change"
+assert_eq typed "$(read_attr "$D0/label")" "label written after the password"
+out=$(as_admin wrong-password "sbdctl set sbd0 label mistyped" 2>&1) && rc=0 || rc=$?
+log "${out//$'\n'/$'\n'    }"
+assert_ne 0 "$rc" "sbdctl set with a wrong password fails"
+assert_match 'AUTHENTICATION FAILED' "$out" "the agent said the password was wrong"
+assert_eq typed "$(read_attr "$D0/label")" "label unchanged after a wrong password"
+out=$(as_admin "" "sbdctl --no-ask-password set sbd0 label unasked" 2>&1) && rc=0 || rc=$?
+log "${out//$'\n'/$'\n'    }"
+assert_ne 0 "$rc" "sbdctl --no-ask-password fails"
+assert_match 'prompts=0$' "$out" "--no-ask-password: no prompt"
+assert_match 'needs authentication' "$out" "--no-ask-password: the error says why"
+assert_eq typed "$(read_attr "$D0/label")" "label unchanged without a password"
+
 tstep "sbd-manager (the package's) under Xvfb: its edit reaches sysfs through $BUS"
 if command -v Xvfb >/dev/null; then
 	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
