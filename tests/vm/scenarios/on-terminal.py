@@ -18,6 +18,7 @@ import re
 import select
 import signal
 import sys
+import termios
 import time
 
 PROMPT = re.compile(rb'Password: ?$')
@@ -31,6 +32,14 @@ def become(user):
     os.setuid(pw.pw_uid)
     os.environ.update(HOME=pw.pw_dir, USER=user, LOGNAME=user, TERM='vt100')
     os.chdir(pw.pw_dir if os.path.isdir(pw.pw_dir) else '/')
+
+
+def wait_for_no_echo(fd, deadline):
+    """Until the program reading the password has turned the terminal's echo
+    off, as a person waits for the prompt to be ready: it may set the
+    terminal with TCSAFLUSH, which drops what was typed before."""
+    while termios.tcgetattr(fd)[3] & termios.ECHO and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def converse(fd, passwords, deadline):
@@ -54,6 +63,7 @@ def converse(fd, passwords, deadline):
         if PROMPT.search(shown[since_answer:]):
             prompts += 1
             since_answer = len(shown)
+            wait_for_no_echo(fd, deadline)
             os.write(fd, (passwords.pop(0) + '\n').encode() if passwords else b'\x04')
 
 
