@@ -7,7 +7,7 @@
 # busybox shell that creates, resizes, toggles, writes and deletes disks)
 # while sbdd mirrors it, and a fail-nth sweep over sbdd's own allocations
 # while it serves a Set. Afterwards the module works, sbdd's tree equals
-# sysfs, `rmmod` succeeds; a last sweep fails every 7th allocation of
+# sysfs, `rmmod` succeeds; a last sweep fails every 13th allocation of
 # loading the module (its init making two disks); the run's kmemleak scan
 # is clean (run-vm).
 # The injected tasks run static binaries from a tmpfs (a failed 9p read
@@ -247,22 +247,22 @@ sbdd_stop
 sbd_module_unload
 assert_not_exists "$SBD_BUS"
 
-step "fail-nth: loading the module (its init, two disks, queue_mode=mq), every 7th point"
+step "fail-nth: loading the module (its init, two disks, queue_mode=mq), every 13th point"
 # The allocations of a load, the loader's own and sbd_init's, fail one at a
 # time: the load fails with ENOMEM and leaves nothing behind, or it loads
 # with at least one disk (a failure after the first keeps the disks made,
 # so that init never frees the module under a disk somebody opened) and
 # unloads. A load passes some 1,500 points, a step costs half a second
-# under KASAN: every 7th is failed, which still lands in each stage.
+# under KASAN: every 13th is failed, which still lands in each stage.
 cp "/lib/modules/$(uname -r)/extra/sbd.ko" "$BIN/sbd.ko"
 rc=0
-out=$("$FT" sweep-load --stride 7 "$BIN/sbd.ko" "ndevices=2 size=1M queue_mode=mq" 2>&1) || rc=$?
+out=$("$FT" sweep-load --stride 13 "$BIN/sbd.ko" "ndevices=2 size=1M queue_mode=mq" 2>&1) || rc=$?
 printf '%s\n' "$out" >"$SBD_VM_RESULTS/sweep-load.txt"
 points=$(sed -n 's/^end //p' <<<"$out")
 bad=$(grep -Ev '^[0-9]+ (OK [12]|ENOMEM)$|^end [0-9]+$' <<<"$out" || true)
-((${points:-0} > 7)) || bad="no injection point met: ${out//$'\n'/;}"
+((${points:-0} > 13)) || bad="no injection point met: ${out//$'\n'/;}"
 if ((rc == 0)) && [[ -z $bad ]]; then
-	pass "load: $points injection points, every 7th failed: $(awk '$1 != "end" {print $2 ($3 == "" ? "" : "-with-" $3 "-disks")}' <<<"$out" | sort | uniq -c | tr -s ' \n' ' ')"
+	pass "load: $points injection points, every 13th failed: $(awk '$1 != "end" {print $2 ($3 == "" ? "" : "-with-" $3 "-disks")}' <<<"$out" | sort | uniq -c | tr -s ' \n' ' ')"
 	grep -q ' OK 1$' <<<"$out" && pass "a load that lost its second disk kept the first" ||
 		fail "no step kept the first disk after the second failed"
 else
