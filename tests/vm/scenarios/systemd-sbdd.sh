@@ -261,10 +261,11 @@ tstep "sbdctl on a terminal: polkit's text agent asks for the password, polkitd 
 # terminal: su --login opens a logind session through pam_systemd, as a
 # console or ssh login does (polkit hands a fallback agent's challenges
 # only to processes in a session), and --pty gives the command a terminal
-# of its own (su -c alone detaches it from ours). sbdctl starts pkttyagent, the real polkitd sends
-# it the challenge with sbdd's details in the message, and
-# polkit-agent-helper-1 checks the typed password through PAM;
-# on-terminal.py types it.
+# of its own (su -c alone detaches it from ours). sbdctl starts pkttyagent,
+# the real polkitd sends it the challenge with sbdd's details in the
+# message, and polkit-agent-helper-1 checks the typed password through
+# PAM; on-terminal.py types it.
+
 # as_admin PASSWORD COMMAND: COMMAND in sbdadmin's login on a new terminal,
 # PASSWORD typed at a prompt (an empty one: none, Ctrl-D)
 as_admin() {

@@ -30,7 +30,7 @@
  *       it loaded, "N OK D" with D the disks it made (/sys/bus/sbd/devices),
  *       after which it is unloaded unarmed; that must succeed. --stride K
  *       takes every K-th point only (N = first, first + K, ...): a load
- *       passes some 2,000 points, each step a load and an unload.
+ *       passes some 1,500 points, each step a load and an unload.
  *
  *   --first N starts at the N-th point (default 1): with the debugfs knob
  *   verbose at 2, "--first 97 --max 97" replays one step of a sweep with
