@@ -34,15 +34,66 @@ def become(user):
     os.chdir(pw.pw_dir if os.path.isdir(pw.pw_dir) else '/')
 
 
-def wait_for_no_echo(fd, deadline):
-    """Until the program reading the password has turned the terminal's echo
-    off, as a person waits for the prompt to be ready: it may set the
-    terminal with TCSAFLUSH, which drops what was typed before."""
-    while termios.tcgetattr(fd)[3] & termios.ECHO and time.monotonic() < deadline:
+def descendants(pid):
+    """pid and every process below it, from /proc."""
+    children = {}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f'/proc/{entry}/stat') as f:
+                ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo += children.get(p, [])
+    return found
+
+
+def terminals_below(pid):
+    """The terminals that pid's processes read from: ours, and any a
+    program between (su --pty) made for the processes it runs."""
+    ttys = set()
+    for p in descendants(pid):
+        try:
+            path = os.readlink(f'/proc/{p}/fd/0')
+        except OSError:
+            continue
+        if path.startswith('/dev/pts/'):
+            ttys.add(path)
+    return ttys
+
+
+def echo_on(tty):
+    try:
+        fd = os.open(tty, os.O_RDONLY | os.O_NOCTTY | os.O_NONBLOCK)
+    except OSError:
+        return False  # closed meanwhile: nobody reads it
+    try:
+        return bool(termios.tcgetattr(fd)[3] & termios.ECHO)
+    finally:
+        os.close(fd)
+
+
+def wait_for_no_echo(fd, pid, deadline):
+    """Until the program that prompted has turned echo off on the terminal
+    it reads, as a person waits for the prompt to be ready: polkit's text
+    agent prints the prompt first and then sets the terminal with
+    TCSAFLUSH, which drops what was typed before. Under su --pty that is
+    not our terminal (su keeps ours raw) but the one su made: watch every
+    terminal below the command, as root."""
+    while time.monotonic() < deadline:
+        if not termios.tcgetattr(fd)[3] & termios.ECHO and \
+                not any(echo_on(t) for t in terminals_below(pid)):
+            return
         time.sleep(0.05)
 
 
-def converse(fd, passwords, deadline):
+def converse(fd, pid, passwords, deadline):
     """Read the terminal until it closes, answering prompts; returns what it
     showed and how many prompts there were (None when out of time)."""
     shown, prompts, since_answer = b'', 0, 0
@@ -63,7 +114,7 @@ def converse(fd, passwords, deadline):
         if PROMPT.search(shown[since_answer:]):
             prompts += 1
             since_answer = len(shown)
-            wait_for_no_echo(fd, deadline)
+            wait_for_no_echo(fd, pid, deadline)
             os.write(fd, (passwords.pop(0) + '\n').encode() if passwords else b'\x04')
 
 
@@ -82,7 +133,7 @@ def main():
             os.execvp(args.command[0], args.command)
         finally:
             os._exit(127)
-    shown, prompts = converse(fd, list(args.password), time.monotonic() + args.timeout)
+    shown, prompts = converse(fd, pid, list(args.password), time.monotonic() + args.timeout)
     if prompts is None:
         os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
