@@ -436,6 +436,10 @@ static int load_read_params(struct daemon *d, sd_bus_message *m, struct config *
                 if (r == -E2BIG)
                         r = sd_bus_error_setf(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                               "At most %u module parameters.", LOAD_PARAMS_MAX);
+                else if (r == -ENAMETOOLONG)
+                        r = sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
+                                              "Module parameter name '%.64s...' is longer than %u bytes.", key,
+                                              LOAD_PARAM_KEY_MAX);
                 else if (r == -ENOKEY)
                         r = sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
                                               "The sbd module has no parameter '%s'.", key);

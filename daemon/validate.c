@@ -14,6 +14,8 @@ int param_check_add(struct param_check *c, const char *key, const char *value) {
 
         if (++c->count > LOAD_PARAMS_MAX)
                 return -E2BIG;
+        if (strnlen(key, LOAD_PARAM_KEY_MAX + 1) > LOAD_PARAM_KEY_MAX)
+                return -ENAMETOOLONG;
         if (!module_param_key_valid(key, strlen(key)) || !module_param_value_valid(value) ||
             strlen(value) > LOAD_PARAM_VALUE_MAX)
                 return -EINVAL;

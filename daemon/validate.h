@@ -17,6 +17,13 @@
 #define LOAD_PARAMS_MAX 64
 /* A parameter's value: sizes and counts, never near this long. */
 #define LOAD_PARAM_VALUE_MAX 256
+/* A parameter's name. The kernel sets no bound of its own, but every
+ * parameter a module shows is a file in /sys/module/NAME/parameters/,
+ * and a path component is at most NAME_MAX (255) bytes: a longer key
+ * names no parameter sbdd could ever show back. The bound matters when
+ * the module's own list is unknown (no .ko): then only this keeps 64
+ * keys of megabytes each from being held while polkit decides. */
+#define LOAD_PARAM_KEY_MAX 255
 
 /* Module.Load's parameters, checked one by one as they are read off the
  * message: O(1) each (a hash of the keys seen), so a whole list costs
@@ -28,8 +35,9 @@ struct param_check {
         size_t count;
 };
 
-/* 0, or: -E2BIG (more than LOAD_PARAMS_MAX), -EINVAL (a key or value the
- * kernel would misparse, or a value longer than LOAD_PARAM_VALUE_MAX),
+/* 0, or: -E2BIG (more than LOAD_PARAMS_MAX), -ENAMETOOLONG (a key longer
+ * than LOAD_PARAM_KEY_MAX), -EINVAL (a key or value the kernel would
+ * misparse, or a value longer than LOAD_PARAM_VALUE_MAX),
  * -ENOKEY (not a parameter of the module), -ENOTUNIQ (given twice),
  * -ENOMEM. */
 int param_check_add(struct param_check *c, const char *key, const char *value);

@@ -95,6 +95,21 @@ class Validation(sbdtest.SbdTestCase):
         self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
                                                             dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 0)
 
+    def test_load_key_length_bounded_before_polkit(self):
+        # No .ko on the test bed, so the module's parameter names are
+        # unknown: only the length bounds a key (NAME_MAX, 255 bytes).
+        self.start_polkit(allowed=[])
+        for length, want in ((256, ERR + 'InvalidValue'), (1 << 20, ERR + 'InvalidValue'),
+                             (255, ERR + 'NotAuthorized')):
+            expr = "GLib.Variant('(a{ss})', ({'k' * %d: '1'},))" % length
+            err, msg = self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', expr)
+            self.assertEqual(err, want, '%d: %s' % (length, msg[:300]))
+            if length > 255:
+                self.assertIn('longer than 255 bytes', msg)
+        # only the key of 255 bytes reached polkit
+        checks = self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        self.assertEqual([dict(c[1][2])['parameters'] for c in checks], ['k' * 255 + '=1'])
+
     def add_as_nobody(self, size, options='{}'):
         return self.call_as(NOBODY, ROOT, MANAGER_IFACE, 'AddDevice', "GLib.Variant('(ta{sv})', (%d, %s))" % (size, options))
 

@@ -13,7 +13,7 @@
 static void test_params(void) {
         char *known[] = { "ndevices", "size", "max_size", NULL };
         struct param_check c = { .known = known };
-        char key[32], big[LOAD_PARAM_VALUE_MAX + 2];
+        char key[32], big[LOAD_PARAM_VALUE_MAX + 2], long_key[LOAD_PARAM_KEY_MAX + 2];
 
         CHECK(param_check_add(&c, "ndevices", "2") == 0);
         CHECK(param_check_add(&c, "size", "16M") == 0);
@@ -43,6 +43,15 @@ static void test_params(void) {
         c = (struct param_check) {};
         CHECK(param_check_add(&c, "p1", "1") == 0);
         CHECK(param_check_add(&c, "p1", "1") == -ENOTUNIQ);
+        /* Names up to NAME_MAX bytes, checked before anything else. */
+        memset(long_key, 'k', sizeof(long_key) - 1);
+        long_key[sizeof(long_key) - 1] = '\0';
+        CHECK(param_check_add(&c, long_key, "1") == -ENAMETOOLONG);
+        long_key[LOAD_PARAM_KEY_MAX - 1] = ' ';
+        CHECK(param_check_add(&c, long_key, "1") == -ENAMETOOLONG);
+        long_key[LOAD_PARAM_KEY_MAX - 1] = 'k';
+        long_key[LOAD_PARAM_KEY_MAX] = '\0';
+        CHECK(param_check_add(&c, long_key, "1") == 0);
         param_check_done(&c);
 }
 
