@@ -387,6 +387,50 @@ class SbdTestCase(unittest.TestCase):
         return self.call_as_finish(self.call_as_start(uid, path, iface, method, args_expr, interactive))
 
 
+class CallMany:
+    """call_many.py: calls in flight from several connections at once, as
+    uid (None: as this process, root). send() starts calls, answers() reads
+    the next n answers as they come (in the order they come)."""
+
+    def __init__(self, test, uid=None):
+        cmd = [sys.executable, os.path.join(HERE, 'call_many.py')]
+        if uid is not None:
+            cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups'] + cmd
+        self.p = subprocess.Popen(cmd, env=env_outside_testbed(), stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE)
+        self.buf = b''
+        test.addCleanup(self.close)
+
+    def send(self, calls):
+        self.p.stdin.write(b''.join(json.dumps(c).encode() + b'\n' for c in calls))
+        self.p.stdin.flush()
+
+    def answers(self, n, timeout=30):
+        import select
+        out = []
+        end = time.monotonic() + timeout
+        while len(out) < n:
+            if b'\n' in self.buf:
+                line, self.buf = self.buf.split(b'\n', 1)
+                out.append(json.loads(line))
+                continue
+            left = end - time.monotonic()
+            if left <= 0 or not select.select([self.p.stdout], [], [], left)[0]:
+                raise AssertionError('%d of %d answers within %ss: %s' % (len(out), n, timeout, out))
+            data = os.read(self.p.stdout.fileno(), 65536)
+            if not data:
+                raise AssertionError('call_many.py exited after %d of %d answers' % (len(out), n))
+            self.buf += data
+        return out
+
+    def close(self):
+        if self.p.poll() is None:
+            self.p.kill()
+        self.p.wait()
+        self.p.stdin.close()
+        self.p.stdout.close()
+
+
 def program_from_env(variable, name):
     """The program meson names in $variable; a RuntimeError when it cannot
     run (the test layer then fails and says why)."""

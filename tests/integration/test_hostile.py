@@ -240,6 +240,43 @@ class Limits(sbdtest.SbdTestCase):
         self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
                                                             dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 8)
 
+    def test_authorizations_in_flight_bounded_in_all(self):
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute', 'org.sbd.sbd1.manage-devices'])
+        self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        many = sbdtest.CallMany(self, NOBODY)
+
+        def set_label(conn, i):
+            return {'conn': conn, 'tag': 'set %d %d' % (conn, i), 'path': P0, 'iface': PROPS, 'method': 'Set',
+                    'args': set_expr('Label', 's', 'c%dr%d' % (conn, i))}
+        # 8 callers with 8 each: 64, every one of them waiting for polkit
+        many.send([set_label(conn, i) for conn in range(8) for i in range(8)])
+        self.wait_for(lambda: len(self.polkit_obj.GetMethodCalls(
+            'CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)) == 64, timeout=30,
+            message='64 checks reached polkit')
+        # a 9th caller, with nothing of its own in flight, is refused at
+        # once: the total is full (an action polkit would answer at once
+        # is refused the same)
+        many.send([set_label(8, i) for i in range(2)] + [
+            {'conn': 8, 'tag': 'add', 'path': ROOT, 'iface': MANAGER_IFACE, 'method': 'AddDevice',
+             'args': "GLib.Variant('(ta{sv})', (1048576, {}))"}])
+        refused = many.answers(3)
+        self.assertEqual(sorted(a['tag'] for a in refused), ['add', 'set 8 0', 'set 8 1'])
+        for a in refused:
+            self.assertEqual(a['error'], LIMITS, a)
+            self.assertIn('(64 in all, 8 per caller)', a['message'])
+        # once polkit answers, the 64 are carried out
+        self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        many.p.stdin.close()
+        accepted = many.answers(64)
+        self.assertEqual([a for a in accepted if a['error'] is not None], [])
+        # and nothing refused was: no device, no label of the 9th caller,
+        # polkit never asked about it
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+        self.assertRegex(self.testbed.read(self.testbed.device_attr(0, 'label')), r'^c[0-7]r[0-7]$')
+        self.assertNotIn("'c8r", self.daemon_output())
+        self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
+                                                            dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 64)
+
     def test_get_managed_objects_beyond_message_size(self):
         self.stop_sbdd()
         for n in range(1, 24):
@@ -254,6 +291,52 @@ class Limits(sbdtest.SbdTestCase):
         self.assertEqual(self.get_name_owner(sbdtest.BUS_NAME), self.sbdd_unique_name)
         self.assertEqual(len(self.get(ROOT, MANAGER_IFACE, 'Devices')), 24)
         self.call(P0, 'org.freedesktop.DBus.Peer', 'Ping')
+
+
+class Waiters(sbdtest.SbdTestCase):
+    """AddDevice and RemoveDevice wait for the kernel's uevent; root's
+    requests (no polkit) are the ones that can pile up there."""
+    ndevices = 1
+
+    @staticmethod
+    def add(conn, n):
+        return {'conn': conn, 'tag': 'add %d' % n, 'path': ROOT, 'iface': MANAGER_IFACE, 'method': 'AddDevice',
+                'args': "GLib.Variant('(ta{sv})', (1048576, {'id': GLib.Variant('u', %d)}))" % n}
+
+    def created(self):
+        return self.daemon_output().count('Created a device with')
+
+    def test_device_waiters_bounded(self):
+        many = sbdtest.CallMany(self)
+        # one caller: 8 wait for their device, a 9th is refused
+        many.send([self.add(0, n) for n in range(1, 9)])
+        self.wait_for(lambda: self.created() == 8, message='8 writes to new_device')
+        many.send([self.add(0, 65)])
+        [a] = many.answers(1)
+        self.assertEqual((a['tag'], a['error']), ('add 65', LIMITS), a)
+        self.assertIn('waiting for devices', a['message'])
+        # 8 callers with 8 each: 64 in all, and a 9th caller with none
+        # of its own waiting is refused, AddDevice and RemoveDevice alike
+        many.send([self.add(conn, 1 + 8 * conn + i) for conn in range(1, 8) for i in range(8)])
+        self.wait_for(lambda: self.created() == 64, message='64 writes to new_device')
+        many.send([self.add(8, 66), {'conn': 8, 'tag': 'remove', 'path': ROOT, 'iface': MANAGER_IFACE,
+                                     'method': 'RemoveDevice', 'args': "GLib.Variant('(oa{sv})', ('%s', {}))" % P0}])
+        refused = many.answers(2)
+        self.assertEqual(sorted(a['tag'] for a in refused), ['add 66', 'remove'])
+        for a in refused:
+            self.assertEqual(a['error'], LIMITS, a)
+            self.assertIn('waiting for devices', a['message'])
+        # the kernel makes the 64 devices: each request is answered
+        for n in range(1, 65):
+            self.testbed.add_device(n, size=1048576)
+        many.p.stdin.close()
+        self.assertEqual([a for a in many.answers(64) if a['error'] is not None], [])
+        # and the refused ones were never written
+        self.assertEqual(self.created(), 64)
+        for n in (65, 66):
+            self.assertNotIn("'1048576 %d'" % n, self.daemon_output())
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device'), '')
+        self.assertEqual(len(self.get(ROOT, MANAGER_IFACE, 'Devices')), 65)
 
 
 class Polkit(sbdtest.SbdTestCase):
