@@ -155,6 +155,21 @@ class Events(sbdtest.SbdTestCase):
         self.testbed.remove_device(0)
         self.wait_for(lambda: P0 not in self.get(ROOT, MANAGER_IFACE, 'Devices'), message='sbd0 not removed')
 
+    def test_forged_module_remove_ignored(self):
+        self.start_sbdd()
+        self.subscribe('PropertiesChanged', path=MODULE)
+        before = self.managed_objects()
+        # what writing "remove" to /sys/module/sbd/uevent makes the kernel
+        # send while the module, its driver and disks are all there
+        self.testbed.write('/sys/module/sbd/uevent', 'SYNTH_UUID=0\n')
+        self.testbed.uevent('/sys/module/sbd', 'remove')
+        self.wait_for(lambda: 'uevent remove module /sys/module/sbd' in self.daemon_output(),
+                      message='sbdd did not see the module remove uevent')
+        self.settle(0.3)
+        self.assertEqual(self.get(MODULE, MODULE_IFACE, 'State'), 'live')
+        self.assertEqual(self.managed_objects(), before)
+        self.assertEqual(self.properties_changed(MODULE, MODULE_IFACE), {})
+
     def test_uevent_not_writable(self):
         self.start_sbdd()
         self.assertDBusError('org.freedesktop.DBus.Error.PropertyReadOnly', self.set, P0, DEVICE_IFACE, 'Uevent',
