@@ -237,7 +237,13 @@ typedef void (*auth_callback_t)(struct daemon *d, sd_bus_message *m, int allowed
 #define ACTION_MANAGE_DEVICES "org.sbd.sbd1.manage-devices"
 #define ACTION_MANAGE_MODULE "org.sbd.sbd1.manage-module"
 /* details: key, value, ..., NULL (polkit's details; may be NULL). Answers
- * m itself with LimitsExceeded (returning 1) when too many requests wait. */
+ * m itself with LimitsExceeded (returning 1) when too many requests wait.
+ * Where one action covers several operations (create and delete, load
+ * and unload), the details carry the operation's own sentence as
+ * "polkit.message" (AUTH_MESSAGE "..."): the .policy file has one message
+ * per action, and polkitd takes this one from uid 0 callers such as sbdd
+ * and expands its $(key) from the details as it does the .policy's. */
+#define AUTH_MESSAGE "Authentication is required to "
 int authorize_async(struct daemon *d, sd_bus_message *m, const char *action, const char *const *details,
                     auth_callback_t cb, void *userdata, void (*free_userdata)(void *));
 void auth_requests_free_all(struct daemon *d);

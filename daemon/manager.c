@@ -317,7 +317,11 @@ static int method_add_device(sd_bus_message *m, void *userdata, sd_bus_error *er
                 return 1;
         snprintf(size, sizeof(size), "%" PRIu64, req->size);
         snprintf(id, sizeof(id), "%" PRIu32, req->id);
-        const char *details[] = { "size", size, req->has_id ? "id" : NULL, id, NULL };
+        const char *details[] = {
+                "polkit.message", req->has_id ? AUTH_MESSAGE "create the simple block device sbd$(id) of $(size) bytes."
+                                              : AUTH_MESSAGE "create a simple block device of $(size) bytes.",
+                "size", size, req->has_id ? "id" : NULL, id, NULL,
+        };
         return authorize_async(d, m, ACTION_MANAGE_DEVICES, details, add_device_authorized, TAKE_PTR(req), free);
 }
 
@@ -407,7 +411,10 @@ static int method_remove_device(sd_bus_message *m, void *userdata, sd_bus_error 
         }
         rr->st_dev = o->st_dev;
         rr->st_ino = o->st_ino;
-        const char *details[] = { "device", o->name, "destructive", "true", NULL };
+        const char *details[] = {
+                "polkit.message", AUTH_MESSAGE "delete the simple block device $(device) and the data on it.",
+                "device", o->name, "destructive", "true", NULL,
+        };
         return authorize_async(d, m, ACTION_MANAGE_DEVICES, details, remove_device_authorized, rr,
                                remove_request_free);
 }

@@ -475,7 +475,12 @@ static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         r = config_params_string(params.params, &flat);
         if (r < 0)
                 return r;
-        const char *details[] = { "module", SBD_MODULE_NAME, "parameters", flat, NULL };
+        const char *details[] = {
+                "polkit.message",
+                flat[0] ? AUTH_MESSAGE "load the kernel module $(module) with the parameters $(parameters)."
+                        : AUTH_MESSAGE "load the kernel module $(module).",
+                "module", SBD_MODULE_NAME, "parameters", flat, NULL,
+        };
         return authorize_async(d, m, ACTION_MANAGE_MODULE, details, load_authorized,
                                TAKE_PTR(params.params), strv_free_void);
 }
@@ -497,7 +502,11 @@ static void unload_authorized(struct daemon *d, sd_bus_message *m, int allowed, 
 }
 
 static int method_unload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
-        const char *details[] = { "module", SBD_MODULE_NAME, "destructive", "true", NULL };
+        const char *details[] = {
+                "polkit.message", AUTH_MESSAGE "unload the kernel module $(module), deleting its simple block devices "
+                                               "and the data on them.",
+                "module", SBD_MODULE_NAME, "destructive", "true", NULL,
+        };
 
         return authorize_async(userdata, m, ACTION_MANAGE_MODULE, details, unload_authorized, NULL, NULL);
 }

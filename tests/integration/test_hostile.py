@@ -364,16 +364,42 @@ class Polkit(sbdtest.SbdTestCase):
         self.start_polkit(allowed=[])
         self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Size', 't', 32 << 20))
         self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', 'new'))
+        self.call_as(NOBODY, ROOT, MANAGER_IFACE, 'AddDevice', "GLib.Variant('(ta{sv})', (%d, {}))" % (8 << 20))
+        self.call_as(NOBODY, ROOT, MANAGER_IFACE, 'AddDevice',
+                     "GLib.Variant('(ta{sv})', (%d, {'id': GLib.Variant('u', 7)}))" % (8 << 20))
         self.call_as(NOBODY, ROOT, MANAGER_IFACE, 'RemoveDevice', "GLib.Variant('(oa{sv})', ('%s', {}))" % P0)
+        self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', "GLib.Variant('(a{ss})', ({'size': '32M', 'ndevices': '2'},))")
+        self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', "GLib.Variant('(a{ss})', ({},))")
         self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Unload', None)
         calls = [(c[1][1], dict(c[1][2])) for c in self.checks()]
+        # one action creates and deletes (loads and unloads): the dialog's
+        # sentence for each comes as polkit.message, which polkitd expands
+        # with the details as it does the .policy file's messages
+        msg = 'Authentication is required to '
         self.assertEqual(calls, [
             ('org.sbd.sbd1.set-attribute', {'device': 'sbd0', 'attribute': 'size', 'value': str(32 << 20),
                                             'destructive': 'true'}),
             ('org.sbd.sbd1.set-attribute', {'device': 'sbd0', 'attribute': 'label', 'value': 'new',
                                             'destructive': 'false'}),
-            ('org.sbd.sbd1.manage-devices', {'device': 'sbd0', 'destructive': 'true'}),
-            ('org.sbd.sbd1.manage-module', {'module': 'sbd', 'destructive': 'true'})])
+            ('org.sbd.sbd1.manage-devices', {
+                'size': str(8 << 20),
+                'polkit.message': msg + 'create a simple block device of $(size) bytes.'}),
+            ('org.sbd.sbd1.manage-devices', {
+                'size': str(8 << 20), 'id': '7',
+                'polkit.message': msg + 'create the simple block device sbd$(id) of $(size) bytes.'}),
+            ('org.sbd.sbd1.manage-devices', {
+                'device': 'sbd0', 'destructive': 'true',
+                'polkit.message': msg + 'delete the simple block device $(device) and the data on it.'}),
+            ('org.sbd.sbd1.manage-module', {
+                'module': 'sbd', 'parameters': 'size=32M ndevices=2',
+                'polkit.message': msg + 'load the kernel module $(module) with the parameters $(parameters).'}),
+            ('org.sbd.sbd1.manage-module', {
+                'module': 'sbd', 'parameters': '',
+                'polkit.message': msg + 'load the kernel module $(module).'}),
+            ('org.sbd.sbd1.manage-module', {
+                'module': 'sbd', 'destructive': 'true',
+                'polkit.message': msg + 'unload the kernel module $(module), deleting its simple block devices '
+                                        'and the data on them.'})])
 
     def test_interactive_authorization_required(self):
         self.start_polkit(template=os.path.join(sbdtest.HERE, 'polkitd_challenge.py'))
