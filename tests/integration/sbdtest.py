@@ -32,6 +32,8 @@ from gi.repository import GLib, Gio, UMockdev  # noqa: E402
 import dbus  # noqa: E402  (for dbusmock's proxies)
 import dbusmock  # noqa: E402
 
+from uevent_send import UeventSender  # noqa: E402
+
 BUS_NAME = 'org.sbd.Sbd1'
 ROOT = '/org/sbd/Sbd1'
 MODULE = ROOT + '/module'
@@ -76,6 +78,7 @@ class Testbed:
     def __init__(self):
         self.tb = UMockdev.Testbed.new()
         self.root = self.tb.get_root_dir()
+        self.sender = UeventSender(self.root)
 
     def real(self, syspath):
         return self.root + syspath
@@ -98,7 +101,8 @@ class Testbed:
         os.symlink(target, p)
 
     def uevent(self, syspath, action):
-        self.tb.uevent(syspath, action)
+        # not self.tb.uevent(): see uevent_send.py
+        self.sender.send(syspath, action)
 
     # the module, bus and driver (what insmod sbd creates besides disks)
     def add_module(self, ndevices=0, version='1.0'):

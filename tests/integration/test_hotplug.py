@@ -73,6 +73,46 @@ class Uevents(sbdtest.SbdTestCase):
         self.assertDBusError('org.freedesktop.DBus.Error.UnknownObject', self.get, device_path(5),
                              DEVICE_IFACE, 'Size')
 
+    def test_burst_longer_than_the_listeners_queue(self):
+        # 40 devices while sbdd reads nothing: 120 events against a queue
+        # of net.unix.max_dgram_qlen (10). umockdev's own sender exited the
+        # test at the eleventh; the harness's waits for room, as the
+        # kernel's events reach a listener whole.
+        import os
+        import signal
+        import threading
+        os.kill(self.daemon.pid, signal.SIGSTOP)
+        try:
+            t = threading.Thread(target=lambda: [self.testbed.add_device(n, size=1 << 20) for n in range(2, 42)])
+            t.start()
+            self.settle(1)
+            self.assertTrue(t.is_alive(), 'all 120 events were taken while sbdd was stopped')
+        finally:
+            os.kill(self.daemon.pid, signal.SIGCONT)
+        t.join(60)
+        self.assertFalse(t.is_alive(), 'the events were not taken after sbdd went on')
+        self.wait_for(lambda: len(self.get(ROOT, MANAGER_IFACE, 'Devices')) == 42, message='42 devices exported')
+
+    def test_events_are_umockdevs(self):
+        # the harness's sender (uevent_send.py) sends what umockdev's does,
+        # byte for byte but the sequence number
+        import re
+        import socket
+        tb = self.testbed
+        self.stop_sbdd()  # the only listener is this test's
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+            listener.bind(tb.root + '/event999999')
+            listener.settimeout(10)
+            for syspath, action in ((tb.device_syspath(1), 'add'), (tb.device_syspath(1) + '/block/sbd1', 'change'),
+                                    ('/sys/bus/sbd/devices/sbd0', 'bind'), ('/sys/module/sbd', 'remove'),
+                                    ('/sys/bus/sbd/drivers/sbd', 'remove')):
+                tb.uevent(syspath, action)
+                ours = listener.recv(4096)
+                tb.tb.uevent(syspath, action)
+                theirs = listener.recv(4096)
+                seqnum = re.compile(rb'SEQNUM=\d+')
+                self.assertEqual(seqnum.sub(b'', ours), seqnum.sub(b'', theirs), (syspath, action))
+
     def test_add_before_bind_exports_it_whole(self):
         # device_add() sends the add uevent before the driver binds and adds
         # the disk. Found in the VM: sbdd exported sbd5 with no Driver and
