@@ -217,9 +217,15 @@ class SbdTestCase(unittest.TestCase):
 
     # the daemon
 
-    def start_sbdd(self, *extra, wrapper=()):
+    def start_sbdd(self, *extra, wrapper=(), refuse_write=None):
+        """refuse_write: 'FILE|PREFIX|ERRNO', writes that fail as a
+        store() refusing them would (refuse_write.c)."""
         env = dict(os.environ)
         env['UMOCKDEV_DIR'] = self.testbed.root
+        if refuse_write is not None:
+            env['LD_PRELOAD'] = program_from_env('SBDTEST_REFUSE_WRITE_LIB', 'refuse_write.c shim') + \
+                ':' + env.get('LD_PRELOAD', '')
+            env['SBDTEST_REFUSE_WRITE'] = refuse_write
         env.setdefault('ASAN_OPTIONS', 'verify_asan_link_order=0')
         cmd = list(wrapper) + [os.environ['SBDD'], '--no-load', '--uevent-source=udev', '--log-level=debug'] + list(extra)
         if os.environ.get('SBDD_VALGRIND'):

@@ -259,6 +259,29 @@ class Methods(sbdtest.SbdTestCase):
         self.wait_for(lambda: result, message='AddDevice reply')
         self.assertEqual(result[0], (device_path(1),))
 
+    def test_add_device_without_id_takes_the_next_on_eexist(self):
+        # sbd1 made by another writer before sbdd saw it: the kernel
+        # refuses "SIZE 1" with EEXIST, and sbdd tries the next free id
+        import errno
+        self.stop_sbdd()
+        self.start_sbdd(refuse_write='new_device|%d 1|%d' % (1 << 20, errno.EEXIST))
+        result = []
+        self.bus.call(sbdtest.BUS_NAME, ROOT, MANAGER_IFACE, 'AddDevice',
+                      GLib.Variant('(ta{sv})', (1 << 20, {})), GLib.VariantType('(o)'),
+                      0, 20000, None, lambda c, res: result.append(c.call_finish(res).unpack()))
+        self.assertEqual(self.play_kernel_new_device(), '%d 2' % (1 << 20))
+        self.wait_for(lambda: result, message='AddDevice reply')
+        self.assertEqual(result[0], (device_path(2),))
+
+    def test_add_device_without_id_gives_up_after_8_taken(self):
+        import errno
+        self.stop_sbdd()
+        self.start_sbdd(refuse_write='new_device|%d |%d' % (1 << 20, errno.EEXIST))
+        self.assertDBusError(ERR + 'Exists', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
+                             GLib.Variant('(ta{sv})', (1 << 20, {})), '(o)')
+        self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Devices'), [device_path(0)])
+
     def test_add_device_bad_options(self):
         self.assertDBusError(ERR + 'InvalidValue', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
                              GLib.Variant('(ta{sv})', (1 << 20, {'id': GLib.Variant('s', '3')})), '(o)')
