@@ -14,8 +14,8 @@
 #include "config.h"
 #include "hashmap.h"
 
-#define SBD_BUS_NAME "org.sbd.Sbd1"
-#define SBD_ROOT_PATH "/org/sbd/Sbd1"
+#include "sbd-bus.h"
+
 #define SBD_MODULE_PATH "/org/sbd/Sbd1/module"
 #define SBD_DRIVERS_PATH "/org/sbd/Sbd1/drivers"
 #define SBD_DEVICES_PATH "/org/sbd/Sbd1/devices"

@@ -16,7 +16,6 @@
 #include "util.h"
 #include "validate.h"
 
-#define WAIT_TIMEOUT_USEC (10ULL * 1000 * 1000)
 /* Requests waiting for their device to appear or go, per caller and in
  * all (LimitsExceeded beyond). They come after polkit, so only root and
  * authorized callers reach them; the bound keeps a runaway script from
@@ -102,7 +101,7 @@ static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, boo
         for (tail = &d->waiters; *tail; tail = &(*tail)->next)
                 w->prev = *tail;
         *tail = w;
-        r = sd_event_add_time_relative(d->event, &w->timeout, CLOCK_MONOTONIC, WAIT_TIMEOUT_USEC, 0,
+        r = sd_event_add_time_relative(d->event, &w->timeout, CLOCK_MONOTONIC, SBD_DEVICE_WAIT_USEC, 0,
                                        waiter_timeout, w);
         if (r < 0) {
                 waiter_free(w);

@@ -11,13 +11,6 @@
 #include "errors.h"
 #include "util.h"
 
-#define POLKIT_TIMEOUT_USEC (25ULL * 1000 * 1000)
-/* Long enough for a person to type a password, and shorter than the
- * clients' call timeout for writes (sbdctl and sbd-manager wait 5
- * minutes): when sbdd gives up it cancels the check, and a password
- * typed later runs nothing, so a client never reports a failure for a
- * request that is then carried out. */
-#define POLKIT_INTERACTIVE_TIMEOUT_USEC (2ULL * 60 * 1000 * 1000)
 
 /* Requests waiting for an answer (the bus driver's uid, then polkit),
  * per caller and in all: beyond these a request is refused at once with
@@ -182,7 +175,7 @@ static int auth_check_polkit(struct auth_request *a) {
         if (r < 0)
                 return r;
         return sd_bus_call_async(a->d->bus, &a->slot, call, polkit_reply, a,
-                                 interactive ? POLKIT_INTERACTIVE_TIMEOUT_USEC : POLKIT_TIMEOUT_USEC);
+                                 interactive ? SBD_POLKIT_INTERACTIVE_TIMEOUT_USEC : SBD_POLKIT_TIMEOUT_USEC);
 }
 
 static void auth_with_uid(struct auth_request *a, uid_t uid) {

@@ -8,8 +8,7 @@
 
 #include "sbd-generated.h"
 
-#define SBD_BUS_NAME "org.sbd.Sbd1"
-#define SBD_ROOT_PATH "/org/sbd/Sbd1"
+#include "sbd-bus.h"
 
 typedef struct SbdApp {
         AdwApplication *gtk;

@@ -59,8 +59,9 @@ void sbd_call(SbdApp *app, const char *path, const char *interface, const char *
         *c = (Call) { .app = app, .what = g_strdup(what), .done = done, .data = data, .free_data = free_data };
         app->in_flight++;
         g_dbus_connection_call(app->connection, SBD_BUS_NAME, path, interface, method, parameters, NULL,
-                               /* longer than sbdd's 2 minutes for a password */
-                               G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION, 5 * 60 * 1000, app->cancellable,
+                               /* longer than sbdd takes to answer (sbd-bus.h) */
+                               G_DBUS_CALL_FLAGS_ALLOW_INTERACTIVE_AUTHORIZATION,
+                               SBD_CLIENT_INTERACTIVE_CALL_TIMEOUT_USEC / 1000, app->cancellable,
                                on_reply, c);
 }
 

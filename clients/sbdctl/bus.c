@@ -46,13 +46,10 @@ int sbd_bus_connect(SbdTransport transport, const char *where, bool interactive,
         r = sd_bus_set_allow_interactive_authorization(bus, interactive);
         if (r < 0)
                 return r;
-        /* Wait longer than sbdd can take to answer, so that no request is
-         * reported failed here and then carried out: sbdd waits up to
-         * 2 minutes for a password (then cancels), or 25 s for a
-         * non-interactive polkit answer and then up to 10 s for the
-         * device an AddDevice or RemoveDevice changes. sd-bus's default
-         * of 25 s would end the call first. */
-        r = sd_bus_set_method_call_timeout(bus, interactive ? 5ULL * 60 * 1000 * 1000 : 60ULL * 1000 * 1000);
+        /* Longer than sbdd can take to answer (sbd-bus.h); sd-bus's
+         * default of 25 s would end the call first. */
+        r = sd_bus_set_method_call_timeout(bus, interactive ? SBD_CLIENT_INTERACTIVE_CALL_TIMEOUT_USEC
+                                                            : SBD_CLIENT_CALL_TIMEOUT_USEC);
         if (r < 0)
                 return r;
 

@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 
-#define SBD_BUS_NAME "org.sbd.Sbd1"
-#define SBD_ROOT_PATH "/org/sbd/Sbd1"
+#include "sbd-bus.h"
+
 #define SBD_MODULE_PATH SBD_ROOT_PATH "/module"
 #define SBD_DRIVERS_PATH SBD_ROOT_PATH "/drivers"
 #define SBD_DEVICES_PATH SBD_ROOT_PATH "/devices"

@@ -38,12 +38,12 @@ class SbdctlTestCase(sbdtest.SbdTestCase):
         super().setUpClass()
         cls.sbdctl_path = sbdtest.program_from_env('SBDCTL', 'sbdctl')
 
-    def sbdctl(self, *args, status=0, uid=None, stdin=subprocess.DEVNULL):
+    def sbdctl(self, *args, status=0, uid=None, stdin=subprocess.DEVNULL, timeout=30):
         """Runs sbdctl to its end; checks the exit status; returns (stdout, stderr)."""
         cmd = [self.sbdctl_path] + list(args)
         if uid is not None:
             cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups'] + cmd
-        p = subprocess.run(cmd, env=client_env(), capture_output=True, text=True, timeout=30,
+        p = subprocess.run(cmd, env=client_env(), capture_output=True, text=True, timeout=timeout,
                            stdin=stdin)
         self.assertEqual(p.returncode, status, 'sbdctl %s: exit %d\nstdout: %s\nstderr: %s' % (
             ' '.join(args), p.returncode, p.stdout, p.stderr))
@@ -334,6 +334,28 @@ class Write(SbdctlTestCase):
         self.polkit_set_allowed(['org.sbd.sbd1.set-attribute'])
         self.sbdctl('set', 'sbd0', 'label', 'fromuser', uid=sbdtest.NOBODY)
         self.assertEqual(self.attr(0, 'label'), 'fromuser')
+
+    def test_polkit_that_never_answers(self):
+        # polkit holds the check. sbdd gives up at its 25 s, cancels the
+        # check and answers NotAuthorized; sbdctl, waiting 60 s, reports
+        # that answer (with sd-bus's default of 25 s it reported its own
+        # timeout, a failure the daemon could still turn into a write).
+        # The yes that polkit gives afterwards writes nothing.
+        import os.path
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'],
+                          template=os.path.join(sbdtest.HERE, 'polkitd_challenge.py'))
+        mock = sbdtest.dbusmock.MOCK_IFACE
+        self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=mock)
+        start = time.monotonic()
+        _, err = self.sbdctl('set', 'sbd0', 'label', 'late', status=1, uid=sbdtest.NOBODY, timeout=90)
+        self.assertGreaterEqual(time.monotonic() - start, 24)
+        self.assertIn('(org.sbd.Sbd1.Error.NotAuthorized)', err)
+        [check] = self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=mock)
+        cancels = self.polkit_obj.GetMethodCalls('CancelCheckAuthorization', dbus_interface=mock)
+        self.assertEqual([c[1][0] for c in cancels], [check[1][4]])
+        self.polkit_obj.ReleaseHangingCalls(dbus_interface=mock)
+        self.settle(0.5)
+        self.assert_unchanged()
 
     def test_interactive_authorization_only_from_a_terminal(self):
         # polkit may ask for a password only when sbdctl's stdin is a
