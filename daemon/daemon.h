@@ -16,14 +16,6 @@
 
 #include "sbd-bus.h"
 
-#define SBD_MODULE_PATH "/org/sbd/Sbd1/module"
-#define SBD_DRIVERS_PATH "/org/sbd/Sbd1/drivers"
-#define SBD_DEVICES_PATH "/org/sbd/Sbd1/devices"
-#define SBD_MANAGER_IFACE "org.sbd.Sbd1.Manager"
-#define SBD_MODULE_IFACE "org.sbd.Sbd1.Module"
-#define SBD_DRIVER_IFACE "org.sbd.Sbd1.Driver"
-#define SBD_DEVICE_IFACE "org.sbd.Sbd1.Device"
-
 #define SBD_MODULE_NAME "sbd"
 #define SYSFS_BUS_DIR "/sys/bus/sbd"
 #define SYSFS_DRIVERS_DIR "/sys/bus/sbd/drivers"
@@ -155,7 +147,7 @@ struct daemon {
 };
 
 static inline const char *object_kind_interface(enum object_kind kind) {
-        return kind == OBJECT_DRIVER ? SBD_DRIVER_IFACE : SBD_DEVICE_IFACE;
+        return kind == OBJECT_DRIVER ? SBD_DRIVER_INTERFACE : SBD_DEVICE_INTERFACE;
 }
 static inline const char *object_kind_prefix(enum object_kind kind) {
         return kind == OBJECT_DRIVER ? SBD_DRIVERS_PATH : SBD_DEVICES_PATH;

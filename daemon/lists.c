@@ -43,7 +43,7 @@ static int lists_handler(sd_event_source *s, void *userdata) {
                 if (fp == d->list_fingerprint[k])
                         continue;
                 d->list_fingerprint[k] = fp;
-                (void) sd_bus_emit_properties_changed(d->bus, SBD_ROOT_PATH, SBD_MANAGER_IFACE,
+                (void) sd_bus_emit_properties_changed(d->bus, SBD_ROOT_PATH, SBD_MANAGER_INTERFACE,
                                                       k == OBJECT_DRIVER ? "Drivers" : "Devices", NULL);
         }
         for (size_t i = 0; i < drivers->n; i++) {
@@ -52,7 +52,7 @@ static int lists_handler(sd_event_source *s, void *userdata) {
 
                 if (fp != drv->devices_fingerprint) {
                         drv->devices_fingerprint = fp;
-                        (void) sd_bus_emit_properties_changed(d->bus, drv->path, SBD_DRIVER_IFACE, "Devices", NULL);
+                        (void) sd_bus_emit_properties_changed(d->bus, drv->path, SBD_DRIVER_INTERFACE, "Devices", NULL);
                 }
                 /* ndevices follows; a driver gone meanwhile has its
                  * remove uevent queued. */

@@ -129,7 +129,7 @@ void module_emit_changes(struct daemon *d, bool removed) {
                 names[n++] = "Parameters";
         }
         if (n > 0 && d->ready)
-                (void) sd_bus_emit_properties_changed_strv(d->bus, SBD_MODULE_PATH, SBD_MODULE_IFACE, (char **) names);
+                (void) sd_bus_emit_properties_changed_strv(d->bus, SBD_MODULE_PATH, SBD_MODULE_INTERFACE, (char **) names);
         daemon_update_status(d);
 }
 

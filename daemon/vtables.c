@@ -357,10 +357,10 @@ int vtables_register(struct daemon *d) {
         r = sd_bus_add_object_manager(d->bus, NULL, SBD_ROOT_PATH);
         if (r < 0)
                 return log_error_errno(r, "Failed to add the object manager: %m");
-        r = sd_bus_add_object_vtable(d->bus, NULL, SBD_ROOT_PATH, SBD_MANAGER_IFACE, manager_vtable, d);
+        r = sd_bus_add_object_vtable(d->bus, NULL, SBD_ROOT_PATH, SBD_MANAGER_INTERFACE, manager_vtable, d);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the manager: %m");
-        r = sd_bus_add_object_vtable(d->bus, NULL, SBD_MODULE_PATH, SBD_MODULE_IFACE, module_vtable, d);
+        r = sd_bus_add_object_vtable(d->bus, NULL, SBD_MODULE_PATH, SBD_MODULE_INTERFACE, module_vtable, d);
         if (r < 0)
                 return log_error_errno(r, "Failed to register the module object: %m");
 

@@ -2,7 +2,7 @@
 #pragma once
 
 /* What sbdd and its clients (sbdctl, sbd-manager) must agree on: the bus
- * name, the root path, and how long each side waits. A client must wait
+ * name, the object paths and interfaces, and how long each side waits. A client must wait
  * longer than sbdd can take to answer: a client that gives up first
  * reports a failure for a request sbdd then carries out (a password
  * typed late would still run the Unload). The assertions below keep
@@ -10,6 +10,14 @@
 
 #define SBD_BUS_NAME "org.sbd.Sbd1"
 #define SBD_ROOT_PATH "/org/sbd/Sbd1"
+#define SBD_MODULE_PATH SBD_ROOT_PATH "/module"
+#define SBD_DRIVERS_PATH SBD_ROOT_PATH "/drivers"
+#define SBD_DEVICES_PATH SBD_ROOT_PATH "/devices"
+#define SBD_INTERFACE_PREFIX "org.sbd.Sbd1."
+#define SBD_MANAGER_INTERFACE SBD_INTERFACE_PREFIX "Manager"
+#define SBD_MODULE_INTERFACE SBD_INTERFACE_PREFIX "Module"
+#define SBD_DRIVER_INTERFACE SBD_INTERFACE_PREFIX "Driver"
+#define SBD_DEVICE_INTERFACE SBD_INTERFACE_PREFIX "Device"
 
 #define SBD_USEC_PER_SEC 1000000ULL
 

@@ -5,8 +5,6 @@
 #include "device-row.h"
 #include "errors.h"
 
-#define DEVICE_INTERFACE "org.sbd.Sbd1.Device"
-
 static void add_object(SbdApp *app, GDBusObject *object) {
         const char *path = g_dbus_object_get_object_path(object);
 

@@ -8,8 +8,6 @@
 #include "values.h"
 #include "writes.h"
 
-#define DEVICE_INTERFACE "org.sbd.Sbd1.Device"
-
 struct DeviceRow {
         SbdApp *app;
         char *path;
@@ -127,7 +125,7 @@ static void write_property(DeviceRow *row, Field field, const char *property, GV
 
         w->path = g_strdup(row->path);
         w->field = field;
-        sbd_set_property(row->app, row->path, DEVICE_INTERFACE, property, value, what, on_write_done, w, write_free);
+        sbd_set_property(row->app, row->path, SBD_DEVICE_INTERFACE, property, value, what, on_write_done, w, write_free);
 }
 
 static void commit_label(DeviceRow *row) {
@@ -195,7 +193,7 @@ static void on_remove(GtkButton *button, gpointer user_data) {
 
         gtk_menu_button_popdown(GTK_MENU_BUTTON(row->remove));
 
-        sbd_call(row->app, SBD_ROOT_PATH, "org.sbd.Sbd1.Manager", "RemoveDevice",
+        sbd_call(row->app, SBD_ROOT_PATH, SBD_MANAGER_INTERFACE, "RemoveDevice",
                  g_variant_new("(oa{sv})", row->path, NULL), what, NULL, NULL, NULL);
 }
 

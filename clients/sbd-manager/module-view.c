@@ -42,8 +42,8 @@ static void sync_module_button(SbdApp *app, const char *state) {
 }
 
 static void sync_labels(SbdApp *app) {
-        g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
-        g_autoptr(GDBusInterface) driver = first_interface(app, "org.sbd.Sbd1.Driver");
+        g_autoptr(GDBusInterface) module = first_interface(app, SBD_MODULE_INTERFACE);
+        g_autoptr(GDBusInterface) driver = first_interface(app, SBD_DRIVER_INTERFACE);
         const char *version = driver ? sbd_driver_get_version(SBD_DRIVER(driver)) : NULL;
         const char *daemon = app->manager ? sbd_manager_get_version(app->manager) : NULL;
         const char *state = module_state(app, module ? SBD_MODULE(module) : NULL);
@@ -61,13 +61,13 @@ static void call_module(SbdApp *app, GDBusInterface *module, const char *method,
                 sbd_window_show_error(app, _("Could not reach the module: sbdd shows no module object."));
                 return;
         }
-        sbd_call(app, g_dbus_proxy_get_object_path(G_DBUS_PROXY(module)), "org.sbd.Sbd1.Module", method,
+        sbd_call(app, g_dbus_proxy_get_object_path(G_DBUS_PROXY(module)), SBD_MODULE_INTERFACE, method,
                  parameters, what, NULL, NULL, NULL);
 }
 
 static void on_unload_answered(AdwMessageDialog *dialog, const char *response, gpointer user_data) {
         SbdApp *app = user_data;
-        g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
+        g_autoptr(GDBusInterface) module = first_interface(app, SBD_MODULE_INTERFACE);
 
         if (app->module_dialog != GTK_WIDGET(dialog))
                 return; /* answered already */
@@ -96,7 +96,7 @@ static void ask_unload(SbdApp *app) {
 
 static void on_module_clicked(GtkButton *button, gpointer user_data) {
         SbdApp *app = user_data;
-        g_autoptr(GDBusInterface) module = first_interface(app, "org.sbd.Sbd1.Module");
+        g_autoptr(GDBusInterface) module = first_interface(app, SBD_MODULE_INTERFACE);
         const char *state = module_state(app, module ? SBD_MODULE(module) : NULL);
 
         sbd_window_clear_error(app);

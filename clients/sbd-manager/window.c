@@ -186,7 +186,7 @@ static void on_add_clicked(GtkButton *button, gpointer user_data) {
                 return;
         }
         what = g_strdup_printf(_("add a device of %s"), size);
-        sbd_call(app, SBD_ROOT_PATH, "org.sbd.Sbd1.Manager", "AddDevice",
+        sbd_call(app, SBD_ROOT_PATH, SBD_MANAGER_INTERFACE, "AddDevice",
                  g_variant_new("(ta{sv})", (guint64) bytes, &options), what, on_add_done, NULL, NULL);
 }
 

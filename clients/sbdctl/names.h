@@ -1,21 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-/* Names of the org.sbd.Sbd1 API: bus name, object paths, and the mapping from
- * sysfs attribute names to D-Bus property names (contract.md, section 3). */
+/* Names of the org.sbd.Sbd1 API: the bus name, object paths and interfaces
+ * (sbd-bus.h, shared with sbdd), and the mapping from sysfs attribute names
+ * to D-Bus property names (contract.md, section 3). */
 
 #include <stdbool.h>
 
 #include "sbd-bus.h"
-
-#define SBD_MODULE_PATH SBD_ROOT_PATH "/module"
-#define SBD_DRIVERS_PATH SBD_ROOT_PATH "/drivers"
-#define SBD_DEVICES_PATH SBD_ROOT_PATH "/devices"
-#define SBD_INTERFACE_PREFIX "org.sbd.Sbd1."
-#define SBD_MANAGER_INTERFACE SBD_INTERFACE_PREFIX "Manager"
-#define SBD_MODULE_INTERFACE SBD_INTERFACE_PREFIX "Module"
-#define SBD_DRIVER_INTERFACE SBD_INTERFACE_PREFIX "Driver"
-#define SBD_DEVICE_INTERFACE SBD_INTERFACE_PREFIX "Device"
 
 /* "read_only" -> "ReadOnly", "power/runtime_status" -> "PowerRuntimeStatus";
  * a property name ("ReadOnly") maps to itself. Returns -EINVAL when the
