@@ -103,6 +103,7 @@ class Uevents(sbdtest.SbdTestCase):
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
             listener.bind(tb.root + '/event999999')
             listener.settimeout(10)
+            seqnum = re.compile(rb'SEQNUM=\d+')
             for syspath, action in ((tb.device_syspath(1), 'add'), (tb.device_syspath(1) + '/block/sbd1', 'change'),
                                     ('/sys/bus/sbd/devices/sbd0', 'bind'), ('/sys/module/sbd', 'remove'),
                                     ('/sys/bus/sbd/drivers/sbd', 'remove')):
@@ -110,7 +111,6 @@ class Uevents(sbdtest.SbdTestCase):
                 ours = listener.recv(4096)
                 tb.tb.uevent(syspath, action)
                 theirs = listener.recv(4096)
-                seqnum = re.compile(rb'SEQNUM=\d+')
                 self.assertEqual(seqnum.sub(b'', ours), seqnum.sub(b'', theirs), (syspath, action))
 
     def test_add_before_bind_exports_it_whole(self):
@@ -237,12 +237,17 @@ class Methods(sbdtest.SbdTestCase):
         self.testbed.add_device(n, size=int(parts[0]))
         return value
 
-    def test_add_device(self):
-        self.subscribe('InterfacesAdded')
+    def add_device_start(self, size, options):
+        """AddDevice in flight; its reply, (path,), lands in the list returned."""
         result = []
         self.bus.call(sbdtest.BUS_NAME, ROOT, MANAGER_IFACE, 'AddDevice',
-                      GLib.Variant('(ta{sv})', (8 << 20, {'id': GLib.Variant('u', 3)})), GLib.VariantType('(o)'),
+                      GLib.Variant('(ta{sv})', (size, options)), GLib.VariantType('(o)'),
                       0, 20000, None, lambda c, res: result.append(c.call_finish(res).unpack()))
+        return result
+
+    def test_add_device(self):
+        self.subscribe('InterfacesAdded')
+        result = self.add_device_start(8 << 20, {'id': GLib.Variant('u', 3)})
         self.assertEqual(self.play_kernel_new_device(), '%d 3' % (8 << 20))
         self.wait_for(lambda: result, message='AddDevice reply')
         self.assertEqual(result[0], (device_path(3),))
@@ -250,10 +255,7 @@ class Methods(sbdtest.SbdTestCase):
         self.assertEqual(self.get(device_path(3), DEVICE_IFACE, 'Size'), 8 << 20)
 
     def test_add_device_without_id(self):
-        result = []
-        self.bus.call(sbdtest.BUS_NAME, ROOT, MANAGER_IFACE, 'AddDevice',
-                      GLib.Variant('(ta{sv})', (1 << 20, {})), GLib.VariantType('(o)'),
-                      0, 20000, None, lambda c, res: result.append(c.call_finish(res).unpack()))
+        result = self.add_device_start(1 << 20, {})
         # sbdd picks the id (the lowest free one) and answers with that device
         self.assertEqual(self.play_kernel_new_device(), '%d 1' % (1 << 20))
         self.wait_for(lambda: result, message='AddDevice reply')
@@ -265,10 +267,7 @@ class Methods(sbdtest.SbdTestCase):
         import errno
         self.stop_sbdd()
         self.start_sbdd(refuse_write='new_device|%d 1|%d' % (1 << 20, errno.EEXIST))
-        result = []
-        self.bus.call(sbdtest.BUS_NAME, ROOT, MANAGER_IFACE, 'AddDevice',
-                      GLib.Variant('(ta{sv})', (1 << 20, {})), GLib.VariantType('(o)'),
-                      0, 20000, None, lambda c, res: result.append(c.call_finish(res).unpack()))
+        result = self.add_device_start(1 << 20, {})
         self.assertEqual(self.play_kernel_new_device(), '%d 2' % (1 << 20))
         self.wait_for(lambda: result, message='AddDevice reply')
         self.assertEqual(result[0], (device_path(2),))
