@@ -167,14 +167,33 @@ median() {
 	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# fio_fill_interleaved DEV...: allocate every page of the disks before
+# measuring, 1 MiB of each in turn, so that they share the page allocator's
+# free memory alike. After rows 1-7 (10,000 disks made and deleted) it is
+# scattered in small blocks between pages still in use, and the allocator
+# hands out the smallest first. The disk filled first got them, and under
+# TCG its 1 MiB reads were 10-20% slower, whichever the driver: filled
+# first, sbd0 read 0.82x brd; filled after brd, 1.11x (perf puts the
+# difference in the copy itself; docs/performance.md, row 8). Compacting
+# first leaves fewer such blocks to share.
+fio_fill_interleaved() {
+	local mib dev
+	echo 1 >/proc/sys/vm/compact_memory || die "compacting memory failed"
+	for ((mib = 0; mib < fio_mib; mib++)); do
+		for dev in "$@"; do
+			dd if=/dev/zero of="$dev" bs=1M count=1 seek="$mib" oflag=direct status=none ||
+				die "filling $dev failed"
+		done
+	done
+}
+
 # fio_warm_up: read the three disks in turn for fio_warm_min seconds, then
 # until brd's 1 MiB sequential read is steady (two rounds in a row within
 # 3% of the one before), at most fio_warm_max seconds. Freshly filled, the
-# disks read slowly at first and speed up over a minute or two (the host
-# backing the guest's new memory, under TCG), and sbd0 more slowly than brd
-# meanwhile: in one guest the same rounds read 0.87-0.92x brd in the first
-# 90 s and 0.95-0.99x after, with or without null_blk loaded. Row 8's first
-# row used to fall in it.
+# disks read slowly at first under TCG and speed up over a minute or two,
+# and sbd0, then filled first, more slowly than brd meanwhile: in
+# one guest the same rounds read 0.87-0.92x brd in the first 90 s and
+# 0.95-0.99x after. Row 8's first row used to fall in it.
 fio_warm_up() {
 	local start=$SECONDS prev=0 now steady=0 rounds=0
 	while (((SECONDS - start < fio_warm_min || steady < 2) && SECONDS - start < fio_warm_max)); do
@@ -225,10 +244,7 @@ if ((fio_rows && !udisks)); then
 		submit_queues=1 hw_queue_depth=128 || die "modprobe null_blk failed"
 	assert_block_device /dev/ram0
 	assert_block_device /dev/nullb0
-	for dev in /dev/sbd0 /dev/ram0 /dev/nullb0; do # every page allocated before measuring
-		dd if=/dev/zero of="$dev" bs=1M count="$fio_mib" oflag=direct status=none ||
-			die "filling $dev failed"
-	done
+	fio_fill_interleaved /dev/sbd0 /dev/ram0 /dev/nullb0
 	((fio_warm_max == 0)) || fio_warm_up
 	# libaio and psync: psync's direct writes wait with their request
 	# still in the task's plug, so a blk-mq disk dispatches them from
