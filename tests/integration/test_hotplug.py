@@ -2,6 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Signals on uevents, add/remove (also through AddDevice/RemoveDevice), restart."""
 
+import errno
+import os
+import re
+import shutil
+import signal
+import socket
+import threading
+import time
+
 import sbdtest
 from sbdtest import (DEVICE_IFACE, DRIVER, DRIVER_IFACE, ERR, MANAGER_IFACE, MODULE, MODULE_IFACE, ROOT, GLib,
                      device_path)
@@ -78,9 +87,6 @@ class Uevents(sbdtest.SbdTestCase):
         # of net.unix.max_dgram_qlen (10). umockdev's own sender exited the
         # test at the eleventh; the harness's waits for room, as the
         # kernel's events reach a listener whole.
-        import os
-        import signal
-        import threading
         os.kill(self.daemon.pid, signal.SIGSTOP)
         try:
             t = threading.Thread(target=lambda: [self.testbed.add_device(n, size=1 << 20) for n in range(2, 42)])
@@ -96,8 +102,6 @@ class Uevents(sbdtest.SbdTestCase):
     def test_events_are_umockdevs(self):
         # the harness's sender (uevent_send.py) sends what umockdev's does,
         # byte for byte but the sequence number
-        import re
-        import socket
         tb = self.testbed
         self.stop_sbdd()  # the only listener is this test's
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
@@ -117,7 +121,6 @@ class Uevents(sbdtest.SbdTestCase):
         # device_add() sends the add uevent before the driver binds and adds
         # the disk. Found in the VM: sbdd exported sbd5 with no Driver and
         # no BlockDevice, then announced both as changed.
-        import os
         tb = self.testbed
         tb.add_device(5, size=1 << 20, event=False)
         s = tb.device_syspath(5)
@@ -137,7 +140,6 @@ class Uevents(sbdtest.SbdTestCase):
 
     def test_unbind_bind(self):
         tb = self.testbed
-        import os
         os.unlink(tb.real(tb.device_syspath(0) + '/driver'))
         tb.uevent(tb.device_syspath(0), 'unbind')
         self.wait_for(lambda: self.properties_changed(device_path(0)).get('Driver') == '/',
@@ -154,7 +156,6 @@ class Uevents(sbdtest.SbdTestCase):
         # remove, unbind) arrive in between. Found in the VM: sbdd re-read
         # the vanished files and announced every value as emptied just
         # before InterfacesRemoved.
-        import os
         tb = self.testbed
         s = tb.device_syspath(1)
         for attr in ('name', 'device', 'size', 'read_only', 'label', 'online'):
@@ -172,7 +173,6 @@ class Uevents(sbdtest.SbdTestCase):
     def test_lists_signalled_only_when_changed(self):
         # Found in the VM: a device unbound and then deleted had the
         # driver's Devices signalled twice with the same value.
-        import os
         tb = self.testbed
         os.unlink(tb.real(tb.device_syspath(0) + '/driver'))
         tb.uevent(tb.device_syspath(0), 'unbind')
@@ -192,7 +192,6 @@ class Uevents(sbdtest.SbdTestCase):
 
     def test_module_unload_and_load_behind_our_back(self):
         tb = self.testbed
-        import shutil
         for n in (0, 1):
             tb.remove_device(n)
         # the kernel's order: driver and bus go, then the module's event
@@ -264,7 +263,6 @@ class Methods(sbdtest.SbdTestCase):
     def test_add_device_without_id_takes_the_next_on_eexist(self):
         # sbd1 made by another writer before sbdd saw it: the kernel
         # refuses "SIZE 1" with EEXIST, and sbdd tries the next free id
-        import errno
         self.stop_sbdd()
         self.start_sbdd(refuse_write='new_device|%d 1|%d' % (1 << 20, errno.EEXIST))
         result = self.add_device_start(1 << 20, {})
@@ -273,7 +271,6 @@ class Methods(sbdtest.SbdTestCase):
         self.assertEqual(result[0], (device_path(2),))
 
     def test_add_device_without_id_gives_up_after_8_taken(self):
-        import errno
         self.stop_sbdd()
         self.start_sbdd(refuse_write='new_device|%d |%d' % (1 << 20, errno.EEXIST))
         self.assertDBusError(ERR + 'Exists', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
@@ -289,7 +286,6 @@ class Methods(sbdtest.SbdTestCase):
         self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
 
     def test_add_device_kernel_refuses(self):
-        import os
         f = self.testbed.real('/sys/bus/sbd/drivers/sbd/new_device')
         os.unlink(f)
         os.symlink('/proc/self/oom_score_adj', f)
@@ -336,7 +332,6 @@ class Methods(sbdtest.SbdTestCase):
 
     def test_polkit_allows_remove(self):
         self.start_polkit(allowed=['org.sbd.sbd1.manage-devices'])
-        import threading
         t = threading.Thread(target=lambda: (
             self.wait_for_file('/sys/bus/sbd/drivers/sbd/delete_device', 'sbd0'), self.testbed.remove_device(0)))
         t.start()
@@ -346,7 +341,6 @@ class Methods(sbdtest.SbdTestCase):
         self.assertIsNone(err, msg)
 
     def wait_for_file(self, syspath, value):
-        import time
         end = time.monotonic() + 10
         while time.monotonic() < end and self.testbed.read(syspath) != value:
             time.sleep(0.01)
