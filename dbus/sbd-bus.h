@@ -2,11 +2,11 @@
 #pragma once
 
 /* What sbdd and its clients (sbdctl, sbd-manager) must agree on: the bus
- * name, the object paths and interfaces, and how long each side waits. A client must wait
- * longer than sbdd can take to answer: a client that gives up first
- * reports a failure for a request sbdd then carries out (a password
- * typed late would still run the Unload). The assertions below keep
- * every pair in that order at compile time. */
+ * name, the object paths and interfaces, and how long each side waits. A
+ * client must wait longer than sbdd can take to answer: a client that gives
+ * up first reports a failure for a request sbdd then carries out (a
+ * password typed late would still run the Unload). The assertions below
+ * keep every pair in that order at compile time. */
 
 #define SBD_BUS_NAME "org.sbd.Sbd1"
 #define SBD_ROOT_PATH "/org/sbd/Sbd1"

@@ -191,9 +191,9 @@ fio_fill_interleaved() {
 # until brd's 1 MiB sequential read is steady (two rounds in a row within
 # 3% of the one before), at most fio_warm_max seconds. Freshly filled, the
 # disks read slowly at first under TCG and speed up over a minute or two,
-# and sbd0, then filled first, more slowly than brd meanwhile: in
-# one guest the same rounds read 0.87-0.92x brd in the first 90 s and
-# 0.95-0.99x after. Row 8's first row used to fall in it.
+# and sbd0, then filled first, more slowly than brd meanwhile: in one guest
+# the same rounds read 0.87-0.92x brd in the first 90 s and 0.95-0.99x
+# after. Row 8's first row used to fall in it.
 fio_warm_up() {
 	local start=$SECONDS prev=0 now steady=0 rounds=0
 	while (((SECONDS - start < fio_warm_min || steady < 2) && SECONDS - start < fio_warm_max)); do
