@@ -5,6 +5,7 @@
  * in one list under one mutex, with ids from an ida.  An "enabled" flag
  * refuses new devices once the module has started to unload.
  */
+#include <linux/async.h>
 #include <linux/idr.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -15,6 +16,8 @@
 static LIST_HEAD(sbd_devices);
 static DEFINE_MUTEX(sbd_lock);	/* guards the three below */
 static DEFINE_IDA(sbd_ida);
+/* The deletions of an unload, waited for together (sbd_registry_exit()). */
+static ASYNC_DOMAIN_EXCLUSIVE(sbd_exit_domain);
 static unsigned int sbd_count;
 static bool sbd_enabled;
 
@@ -123,8 +126,12 @@ out_unlock:
 	return ret;
 }
 
-/* Unregister @sbd unless it is open.  Called with sbd_lock held. */
-static int sbd_delete_locked(struct sbd_dev *sbd)
+/*
+ * Take @sbd out of the registry unless it is open: from then on it refuses
+ * opens and nobody else can find it to delete it.  Called with sbd_lock
+ * held; the caller unregisters the device.
+ */
+static int sbd_detach_locked(struct sbd_dev *sbd)
 {
 	lockdep_assert_held(&sbd_lock);
 
@@ -138,7 +145,6 @@ static int sbd_delete_locked(struct sbd_dev *sbd)
 
 	list_del(&sbd->list);
 	WRITE_ONCE(sbd_count, sbd_count - 1);
-	device_unregister(&sbd->dev);
 	return 0;
 }
 
@@ -149,7 +155,9 @@ int sbd_registry_delete(u32 id)
 
 	mutex_lock(&sbd_lock);
 	sbd = sbd_enabled ? sbd_find(id) : NULL;
-	ret = sbd ? sbd_delete_locked(sbd) : -ENODEV;
+	ret = sbd ? sbd_detach_locked(sbd) : -ENODEV;
+	if (!ret)
+		device_unregister(&sbd->dev);
 	mutex_unlock(&sbd_lock);
 	return ret;
 }
@@ -167,9 +175,24 @@ int sbd_registry_init(void)
 	return 0;
 }
 
+/* One disk of the unload, deleted in an async worker (see below). */
+static void sbd_unregister_async(void *data, async_cookie_t cookie)
+{
+	struct sbd_dev *sbd = data;
+
+	device_unregister(&sbd->dev);
+}
+
 /*
  * Refuse new devices, then delete every one.  None can be open: an open
  * disk holds a reference on the module, so this never runs then.
+ *
+ * The disks are deleted side by side, not one after the other: each
+ * del_gendisk() waits for a few RCU grace periods (freezing and quiescing
+ * the queue, unregistering the bdi), and 10,000 disks deleted in turn took
+ * minutes of waiting where side by side they share the grace periods.
+ * The deletions touch no registry state (the list is emptied here first),
+ * and every one has finished before this returns.
  */
 void sbd_registry_exit(void)
 {
@@ -178,7 +201,10 @@ void sbd_registry_exit(void)
 	mutex_lock(&sbd_lock);
 	sbd_enabled = false;
 	list_for_each_entry_safe(sbd, next, &sbd_devices, list)
-		WARN_ON(sbd_delete_locked(sbd));
+		if (!WARN_ON(sbd_detach_locked(sbd)))
+			async_schedule_domain(sbd_unregister_async, sbd,
+					      &sbd_exit_domain);
 	mutex_unlock(&sbd_lock);
+	async_synchronize_full_domain(&sbd_exit_domain);
 	ida_destroy(&sbd_ida);
 }
