@@ -1,0 +1,189 @@
+# shellcheck shell=bash
+# The job pool of ./run-tests: jobs run in the background, as many at a time
+# as there are slots, the costliest ready one first (longest first is what
+# keeps two cores busy to the end); a job may need another to have passed
+# (pool_needs) or only to have ended (pool_after). Each job's output goes to
+# a log file and is printed whole when the job ends, so that two jobs never
+# mix their lines. Source it; run-tests defines the jobs.
+#
+#   pool_job NAME LAYER COST CMD...   queue a job (CMD: a command or function)
+#   pool_needs NAME OTHER             start NAME only once OTHER passed
+#   pool_after NAME OTHER             start NAME only once OTHER ended
+#   pool_run SLOTS                    run them all
+#   pool_record NAME LAYER RC SECS    record a step that ran outside the pool
+#   pool_summary WHY_FILE             the table of layers, then WHY_FILE
+#   pool_all_passed                   status 0 when every job passed
+#   pool_stop                         kill the running jobs (INT, TERM)
+# A job may write one line to "$POOL_LOGS/NAME.note" for the summary.
+
+declare -A POOL_LAYER=() POOL_COST=() POOL_CMD=() POOL_NEEDS=() POOL_AFTER=()
+declare -A POOL_STATE=() POOL_T0=() POOL_SECS=() POOL_PID_JOB=() POOL_LAYER_TESTS=()
+POOL_ORDER=() POOL_LAYERS=()
+POOL_LOGS=${POOL_LOGS:-build/run-tests}
+POOL_START=$SECONDS
+POOL_BUSY=0 POOL_WALL=0 POOL_SLOTS=0
+
+_pool_layer_seen() {
+	local l
+	for l in "${POOL_LAYERS[@]}"; do [[ $l == "$1" ]] && return 0; done
+	POOL_LAYERS+=("$1")
+}
+
+pool_job() {
+	local name=$1
+	[[ -z ${POOL_LAYER[$name]:-} ]] || sbd_die "pool: job $name defined twice"
+	POOL_LAYER[$name]=$2 POOL_COST[$name]=$3 POOL_STATE[$name]=queued
+	shift 3
+	POOL_CMD[$name]=$(printf '%q ' "$@")
+	POOL_ORDER+=("$name")
+	_pool_layer_seen "${POOL_LAYER[$name]}"
+}
+pool_needs() { POOL_NEEDS[$1]=$2; }
+pool_after() { POOL_AFTER[$1]=$2; }
+
+pool_record() {
+	local name=$1
+	POOL_LAYER[$name]=$2 POOL_SECS[$name]=$4
+	if (($3 == 0)); then POOL_STATE[$name]=PASS; else POOL_STATE[$name]="FAIL (status $3)"; fi
+	POOL_ORDER+=("$name")
+	_pool_layer_seen "$2"
+}
+
+_pool_clock() { printf '%02d:%02d' $(((SECONDS - POOL_START) / 60)) $(((SECONDS - POOL_START) % 60)); }
+
+# _pool_ready NAME: 0 ready, 1 not yet, 2 never (what it needs failed)
+_pool_ready() {
+	local other=${POOL_NEEDS[$1]:-}
+	if [[ -n $other ]]; then
+		case ${POOL_STATE[$other]:-missing} in
+		PASS) ;;
+		queued | running) return 1 ;;
+		*) return 2 ;;
+		esac
+	fi
+	other=${POOL_AFTER[$1]:-}
+	if [[ -n $other ]]; then
+		case ${POOL_STATE[$other]:-} in
+		queued | running) return 1 ;;
+		esac
+	fi
+	return 0
+}
+
+_pool_start() {
+	local name=$1
+	POOL_T0[$name]=$SECONDS POOL_STATE[$name]=running
+	printf '==> %s start %s (%s)\n' "$(_pool_clock)" "$name" "${POOL_LAYER[$name]}"
+	rm -f "$POOL_LOGS/$name.note"
+	(
+		set -e
+		eval "${POOL_CMD[$name]}"
+	) >"$POOL_LOGS/$name.log" 2>&1 </dev/null &
+	POOL_PID_JOB[$!]=$name
+}
+
+_pool_end() {
+	local name=$1 rc=$2
+	POOL_SECS[$name]=$((SECONDS - POOL_T0[$name]))
+	POOL_BUSY=$((POOL_BUSY + POOL_SECS[$name]))
+	if ((rc == 0)); then POOL_STATE[$name]=PASS; else POOL_STATE[$name]="FAIL (status $rc)"; fi
+	printf '\n==> %s %s %s: %s in %ss; its output:\n' "$(_pool_clock)" "${POOL_LAYER[$name]}" "$name" \
+		"${POOL_STATE[$name]}" "${POOL_SECS[$name]}"
+	cat "$POOL_LOGS/$name.log"
+	[[ ! -s $POOL_LOGS/$name.note ]] || printf '==> note: %s\n' "$(head -n 1 "$POOL_LOGS/$name.note")"
+	printf '==> end of %s\n\n' "$name"
+}
+
+pool_run() {
+	local slots=$1 running=0 name best rc pid t0=$SECONDS
+	POOL_SLOTS=$slots
+	mkdir -p "$POOL_LOGS"
+	# Job control: each job gets a process group of its own (pool_stop).
+	set -m
+	while :; do
+		while ((running < slots)); do
+			best=
+			for name in "${POOL_ORDER[@]}"; do
+				[[ ${POOL_STATE[$name]} == queued ]] || continue
+				rc=0
+				_pool_ready "$name" || rc=$?
+				if ((rc == 2)); then
+					POOL_STATE[$name]="FAIL (${POOL_NEEDS[$name]} failed)" POOL_SECS[$name]=0
+					printf '==> %s %s: not run, %s failed\n' "$(_pool_clock)" "$name" "${POOL_NEEDS[$name]}"
+				elif ((rc == 0)) && { [[ -z $best ]] || ((POOL_COST[$name] > POOL_COST[$best])); }; then
+					best=$name
+				fi
+			done
+			[[ -n $best ]] || break
+			_pool_start "$best"
+			running=$((running + 1))
+		done
+		((running > 0)) || break
+		pid='' rc=0
+		wait -n -p pid || rc=$?
+		[[ -n $pid && -n ${POOL_PID_JOB[$pid]:-} ]] || continue
+		_pool_end "${POOL_PID_JOB[$pid]}" "$rc"
+		unset "POOL_PID_JOB[$pid]"
+		running=$((running - 1))
+	done
+	set +m
+	POOL_WALL=$((SECONDS - t0))
+	for name in "${POOL_ORDER[@]}"; do
+		[[ ${POOL_STATE[$name]} != queued ]] || POOL_STATE[$name]="FAIL (never ready)" POOL_SECS[$name]=0
+	done
+}
+
+pool_stop() {
+	local pid
+	for pid in "${!POOL_PID_JOB[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null || true
+	done
+}
+
+pool_all_passed() {
+	local name
+	for name in "${POOL_ORDER[@]}"; do
+		[[ ${POOL_STATE[$name]} == PASS ]] || return 1
+	done
+}
+
+pool_summary() {
+	local layer name n failed secs result passed=0 nfailed=0 tests
+	printf '\n==> summary (%ss in all' "$SECONDS"
+	if ((POOL_WALL > 0)); then
+		printf '; the pool %ss on %s slots, %s.%s of them busy on average' "$POOL_WALL" "$POOL_SLOTS" \
+			$((POOL_BUSY / POOL_WALL)) $((POOL_BUSY * 10 / POOL_WALL % 10))
+	fi
+	printf ')\n    %-18s %-22s %6s %7s\n' layer result tests seconds
+	for layer in "${POOL_LAYERS[@]}"; do
+		n=0 failed=0 secs=0
+		for name in "${POOL_ORDER[@]}"; do
+			[[ ${POOL_LAYER[$name]} == "$layer" ]] || continue
+			n=$((n + 1)) secs=$((secs + ${POOL_SECS[$name]:-0}))
+			[[ ${POOL_STATE[$name]} == PASS ]] || failed=$((failed + 1))
+		done
+		if ((failed == 0)); then
+			result=PASS passed=$((passed + 1))
+		elif ((n == 1)); then
+			for name in "${POOL_ORDER[@]}"; do [[ ${POOL_LAYER[$name]} != "$layer" ]] || result=${POOL_STATE[$name]}; done
+			nfailed=$((nfailed + 1))
+		else
+			result="FAIL ($failed of $n)" nfailed=$((nfailed + 1))
+		fi
+		tests=${POOL_LAYER_TESTS[$layer]:--}
+		printf '    %-18s %-22s %6s %7s\n' "$layer" "$result" "$tests" "$secs"
+	done
+	for name in "${POOL_ORDER[@]}"; do
+		if [[ ${POOL_STATE[$name]} != PASS && ${POOL_LAYER[$name]} != "$name" ]]; then
+			printf '    failed: %s (%s): %s\n' "$name" "${POOL_LAYER[$name]}" "${POOL_STATE[$name]}"
+		fi
+		if [[ -s $POOL_LOGS/$name.note ]]; then
+			printf '    note: %s: %s\n' "$name" "$(head -n 1 "$POOL_LOGS/$name.note")"
+		fi
+	done
+	if [[ -s $1 ]]; then
+		printf '\n==> why the failed tests failed\n'
+		cat "$1"
+	fi
+	echo "$passed layers passed, $nfailed failed"
+}
