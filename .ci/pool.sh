@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # The job pool of ./run-tests: jobs run in the background, as many at a time
 # as there are slots, the costliest ready one first (longest first is what
-# keeps two cores busy to the end); a job may need another to have passed
+# keeps two cores busy to the end; a job others wait for counts their cost
+# too); a job may need another to have passed
 # (pool_needs) or only to have ended (pool_after). Each job's output goes to
 # a log file and is printed whole when the job ends, so that two jobs never
 # mix their lines. Source it; run-tests defines the jobs.
@@ -9,6 +10,9 @@
 #   pool_job NAME LAYER COST CMD...   queue a job (CMD: a command or function)
 #   pool_needs NAME OTHER             start NAME only once OTHER passed
 #   pool_after NAME OTHER             start NAME only once OTHER ended
+#   pool_weight NAME N                NAME takes N slots (default 1); a job
+#                                     that takes them all runs alone, once
+#                                     no lighter job is ready
 #   pool_run SLOTS                    run them all
 #   pool_record NAME LAYER RC SECS    record a step that ran outside the pool
 #   pool_summary WHY_FILE             the table of layers, then WHY_FILE
@@ -16,8 +20,8 @@
 #   pool_stop                         kill the running jobs (INT, TERM)
 # A job may write one line to "$POOL_LOGS/NAME.note" for the summary.
 
-declare -A POOL_LAYER=() POOL_COST=() POOL_CMD=() POOL_NEEDS=() POOL_AFTER=()
-declare -A POOL_STATE=() POOL_T0=() POOL_SECS=() POOL_PID_JOB=() POOL_LAYER_TESTS=()
+declare -A POOL_LAYER=() POOL_COST=() POOL_CMD=() POOL_NEEDS=() POOL_AFTER=() POOL_WEIGHT=()
+declare -A POOL_STATE=() POOL_T0=() POOL_SECS=() POOL_PID_JOB=() POOL_LAYER_TESTS=() POOL_RANK=()
 POOL_ORDER=() POOL_LAYERS=()
 POOL_LOGS=${POOL_LOGS:-build/run-tests}
 POOL_START=$SECONDS
@@ -39,6 +43,7 @@ pool_job() {
 	_pool_layer_seen "${POOL_LAYER[$name]}"
 }
 pool_needs() { POOL_NEEDS[$1]=$2; }
+pool_weight() { POOL_WEIGHT[$1]=$2; }
 pool_after() { POOL_AFTER[$1]=$2; }
 
 pool_record() {
@@ -85,7 +90,7 @@ _pool_start() {
 _pool_end() {
 	local name=$1 rc=$2
 	POOL_SECS[$name]=$((SECONDS - POOL_T0[$name]))
-	POOL_BUSY=$((POOL_BUSY + POOL_SECS[$name]))
+	POOL_BUSY=$((POOL_BUSY + POOL_SECS[$name] * ${POOL_WEIGHT[$name]:-1}))
 	if ((rc == 0)); then POOL_STATE[$name]=PASS; else POOL_STATE[$name]="FAIL (status $rc)"; fi
 	printf '\n==> %s %s %s: %s in %ss; its output:\n' "$(_pool_clock)" "${POOL_LAYER[$name]}" "$name" \
 		"${POOL_STATE[$name]}" "${POOL_SECS[$name]}"
@@ -94,37 +99,81 @@ _pool_end() {
 	printf '==> end of %s\n\n' "$name"
 }
 
+# _pool_rank: a job's rank is its cost plus the highest rank among the jobs
+# that wait for it: a short job that a long one needs (the .debs before the
+# systemd tests, the debug kernel before its tests) starts early enough.
+_pool_rank() {
+	local name other changed=1 r
+	for name in "${POOL_ORDER[@]}"; do POOL_RANK[$name]=${POOL_COST[$name]:-0}; done
+	while ((changed)); do
+		changed=0
+		for name in "${POOL_ORDER[@]}"; do
+			for other in "${POOL_NEEDS[$name]:-}" "${POOL_AFTER[$name]:-}"; do
+				[[ -n $other && -n ${POOL_RANK[$other]:-} ]] || continue
+				r=$((POOL_COST[$other] + POOL_RANK[$name]))
+				((r > POOL_RANK[$other])) || continue
+				POOL_RANK[$other]=$r changed=1
+			done
+		done
+	done
+}
+
+# _pool_pick FREE: the job to start with FREE slots free, if any: the
+# highest-ranked ready job that fits, a lighter one before one that takes
+# every slot (that one only starts when nothing runs). Jobs that can never
+# be ready are failed on the way.
+_pool_pick() {
+	local free=$1 name rc w best='' best_full=''
+	for name in "${POOL_ORDER[@]}"; do
+		[[ ${POOL_STATE[$name]} == queued ]] || continue
+		rc=0
+		_pool_ready "$name" || rc=$?
+		if ((rc == 2)); then
+			POOL_STATE[$name]="FAIL (${POOL_NEEDS[$name]} failed)" POOL_SECS[$name]=0
+			printf '==> %s %s: not run, %s failed\n' "$(_pool_clock)" "$name" "${POOL_NEEDS[$name]}" >&2
+			continue
+		fi
+		((rc == 0)) || continue
+		w=${POOL_WEIGHT[$name]:-1}
+		((w <= POOL_SLOTS)) || w=$POOL_SLOTS
+		((w <= free)) || continue
+		if ((w < POOL_SLOTS)); then
+			[[ -z $best ]] || ((POOL_RANK[$name] > POOL_RANK[$best])) && best=$name
+		else
+			[[ -z $best_full ]] || ((POOL_RANK[$name] > POOL_RANK[$best_full])) && best_full=$name
+		fi
+	done
+	[[ -n $best ]] || best=$best_full
+	printf '%s' "$best"
+}
+
 pool_run() {
-	local slots=$1 running=0 name best rc pid t0=$SECONDS
-	POOL_SLOTS=$slots
+	local used=0 name rc pid t0=$SECONDS w
+	POOL_SLOTS=$1
 	mkdir -p "$POOL_LOGS"
+	_pool_rank
 	# Job control: each job gets a process group of its own (pool_stop).
 	set -m
 	while :; do
-		while ((running < slots)); do
-			best=
-			for name in "${POOL_ORDER[@]}"; do
-				[[ ${POOL_STATE[$name]} == queued ]] || continue
-				rc=0
-				_pool_ready "$name" || rc=$?
-				if ((rc == 2)); then
-					POOL_STATE[$name]="FAIL (${POOL_NEEDS[$name]} failed)" POOL_SECS[$name]=0
-					printf '==> %s %s: not run, %s failed\n' "$(_pool_clock)" "$name" "${POOL_NEEDS[$name]}"
-				elif ((rc == 0)) && { [[ -z $best ]] || ((POOL_COST[$name] > POOL_COST[$best])); }; then
-					best=$name
-				fi
-			done
-			[[ -n $best ]] || break
-			_pool_start "$best"
-			running=$((running + 1))
+		while ((used < POOL_SLOTS)); do
+			_pool_pick $((POOL_SLOTS - used)) >"$POOL_LOGS/.pick"
+			name=$(<"$POOL_LOGS/.pick")
+			[[ -n $name ]] || break
+			w=${POOL_WEIGHT[$name]:-1}
+			((w <= POOL_SLOTS)) || w=$POOL_SLOTS
+			_pool_start "$name"
+			used=$((used + w))
 		done
-		((running > 0)) || break
+		((used > 0)) || break
 		pid='' rc=0
 		wait -n -p pid || rc=$?
 		[[ -n $pid && -n ${POOL_PID_JOB[$pid]:-} ]] || continue
-		_pool_end "${POOL_PID_JOB[$pid]}" "$rc"
+		name=${POOL_PID_JOB[$pid]}
 		unset "POOL_PID_JOB[$pid]"
-		running=$((running - 1))
+		_pool_end "$name" "$rc"
+		w=${POOL_WEIGHT[$name]:-1}
+		((w <= POOL_SLOTS)) || w=$POOL_SLOTS
+		used=$((used - w))
 	done
 	set +m
 	POOL_WALL=$((SECONDS - t0))
