@@ -11,26 +11,17 @@
 #   pool_needs NAME OTHER             start NAME only once OTHER passed
 #   pool_after NAME OTHER             start NAME only once OTHER ended
 #   pool_weight NAME N                NAME takes N slots (default 1); a job
-#                                     that takes them all is exclusive (below)
+#                                     that takes them all runs alone, once
+#                                     no lighter job is ready
 #   pool_run SLOTS                    run them all
 #   pool_record NAME LAYER RC SECS    record a step that ran outside the pool
 #   pool_summary WHY_FILE             the table of layers, then WHY_FILE
 #   pool_all_passed                   status 0 when every job passed
 #   pool_stop                         kill the running jobs (INT, TERM)
 # A job may write one line to "$POOL_LOGS/NAME.note" for the summary.
-#
-# Exclusive jobs (a guest with a vCPU for every core) run first, one after
-# the other, whenever every slot is free (the start of the run, and the end
-# for one that becomes ready late). Such a guest leaves a third of the cores
-# idle (its second vCPU mostly waits), so beside it runs one background
-# job: the best-ranked other job, at nice 10, which takes mostly what the
-# guest leaves (a tenth of a core where both vCPUs are busy, so that the
-# background guest's own waits still see it progress). When no exclusive
-# job is left to start, the background job is set back to nice 0 and
-# counts as an ordinary job.
 
 declare -A POOL_LAYER=() POOL_COST=() POOL_CMD=() POOL_NEEDS=() POOL_AFTER=() POOL_WEIGHT=()
-declare -A POOL_STATE=() POOL_T0=() POOL_SECS=() POOL_PID_JOB=() POOL_LAYER_TESTS=() POOL_RANK=() POOL_PID=()
+declare -A POOL_STATE=() POOL_T0=() POOL_SECS=() POOL_PID_JOB=() POOL_LAYER_TESTS=() POOL_RANK=()
 POOL_ORDER=() POOL_LAYERS=()
 POOL_LOGS=${POOL_LOGS:-build/run-tests}
 POOL_START=$SECONDS
@@ -84,32 +75,16 @@ _pool_ready() {
 	return 0
 }
 
-# _pool_start NAME [NICE]: NICE is set before the job forks anything, so
-# that all it starts inherits it.
 _pool_start() {
-	local name=$1 nice=${2:-0}
+	local name=$1
 	POOL_T0[$name]=$SECONDS POOL_STATE[$name]=running
-	printf '==> %s start %s (%s)%s\n' "$(_pool_clock)" "$name" "${POOL_LAYER[$name]}" \
-		"$( ((nice == 0)) || echo ", in the background at nice $nice")"
+	printf '==> %s start %s (%s)\n' "$(_pool_clock)" "$name" "${POOL_LAYER[$name]}"
 	rm -f "$POOL_LOGS/$name.note"
 	(
 		set -e
-		((nice == 0)) || renice -n "$nice" -p "$BASHPID" >/dev/null
 		eval "${POOL_CMD[$name]}"
 	) >"$POOL_LOGS/$name.log" 2>&1 </dev/null &
-	POOL_PID_JOB[$!]=$name POOL_PID[$name]=$!
-}
-
-# _pool_renice_tree PID NICE: every thread of PID and of all its
-# descendants (a qemu's vCPU threads included: nice is per thread).
-_pool_renice_tree() {
-	local pid=$1 child task
-	for task in /proc/"$pid"/task/*; do
-		renice -n "$2" -p "${task##*/}" >/dev/null 2>&1 || true
-	done
-	for child in $(ps -o pid= --ppid "$pid" 2>/dev/null); do
-		_pool_renice_tree "$child" "$2"
-	done
+	POOL_PID_JOB[$!]=$name
 }
 
 _pool_end() {
@@ -172,54 +147,15 @@ _pool_pick() {
 	printf '%s' "$best"
 }
 
-# _pool_pick_exclusive: the best-ranked ready job that takes every slot.
-_pool_pick_exclusive() {
-	local name best=''
-	for name in "${POOL_ORDER[@]}"; do
-		[[ ${POOL_STATE[$name]} == queued ]] || continue
-		((${POOL_WEIGHT[$name]:-1} >= POOL_SLOTS)) || continue
-		_pool_ready "$name" || continue
-		[[ -z $best ]] || ((POOL_RANK[$name] > POOL_RANK[$best])) && best=$name
-	done
-	printf '%s' "$best"
-}
-
 pool_run() {
-	local used=0 exclusive=0 bg='' name rc pid t0=$SECONDS w
+	local used=0 name rc pid t0=$SECONDS w
 	POOL_SLOTS=$1
 	mkdir -p "$POOL_LOGS"
 	_pool_rank
 	# Job control: each job gets a process group of its own (pool_stop).
 	set -m
 	while :; do
-		while :; do
-			if ((used == 0)); then
-				_pool_pick_exclusive >"$POOL_LOGS/.pick"
-				name=$(<"$POOL_LOGS/.pick")
-				if [[ -n $name ]]; then
-					_pool_start "$name"
-					used=$POOL_SLOTS exclusive=1
-					continue
-				fi
-			fi
-			if ((exclusive)); then
-				if [[ -z $bg ]]; then
-					_pool_pick 1 >"$POOL_LOGS/.pick"
-					name=$(<"$POOL_LOGS/.pick")
-					if [[ -n $name && ${POOL_WEIGHT[$name]:-1} -lt $POOL_SLOTS ]]; then
-						_pool_start "$name" 10
-						bg=$name
-					fi
-				fi
-				break
-			fi
-			if [[ -n $bg ]]; then # no exclusive job left to start
-				_pool_renice_tree "${POOL_PID[$bg]}" 0
-				printf '==> %s %s: out of the background, at nice 0\n' "$(_pool_clock)" "$bg"
-				used=$((used + ${POOL_WEIGHT[$bg]:-1})) bg=''
-				continue
-			fi
-			((used < POOL_SLOTS)) || break
+		while ((used < POOL_SLOTS)); do
 			_pool_pick $((POOL_SLOTS - used)) >"$POOL_LOGS/.pick"
 			name=$(<"$POOL_LOGS/.pick")
 			[[ -n $name ]] || break
@@ -227,23 +163,17 @@ pool_run() {
 			((w <= POOL_SLOTS)) || w=$POOL_SLOTS
 			_pool_start "$name"
 			used=$((used + w))
-			((w < POOL_SLOTS)) || exclusive=1
 		done
-		((used > 0)) || [[ -n $bg ]] || break
+		((used > 0)) || break
 		pid='' rc=0
 		wait -n -p pid || rc=$?
 		[[ -n $pid && -n ${POOL_PID_JOB[$pid]:-} ]] || continue
 		name=${POOL_PID_JOB[$pid]}
 		unset "POOL_PID_JOB[$pid]"
 		_pool_end "$name" "$rc"
-		if [[ $name == "$bg" ]]; then
-			bg=''
-			continue
-		fi
 		w=${POOL_WEIGHT[$name]:-1}
 		((w <= POOL_SLOTS)) || w=$POOL_SLOTS
 		used=$((used - w))
-		((w < POOL_SLOTS)) || exclusive=0
 	done
 	set +m
 	POOL_WALL=$((SECONDS - t0))
