@@ -63,8 +63,8 @@ extern SBD_BUS_CONST struct bus_type sbd_bus;
 /* sbd_sysfs.c */
 extern const struct attribute_group *sbd_dev_groups[];
 extern const struct attribute_group *sbd_driver_groups[];
-int sbd_parse_bytes(const char *buf, u64 *bytes);
-int sbd_parse_size(const char *buf, u64 *size);
+int sbd_parse_u64(const char *buf, size_t count, u64 *value);
+int sbd_parse_bytes(const char *buf, size_t count, u64 *bytes);
 void sbd_notify_change(struct sbd_dev *sbd, const char *attr);
 
 /* sbd_registry.c */
