@@ -8,6 +8,7 @@
 
 #include <linux/blk_types.h>
 #include <linux/device.h>
+#include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -23,6 +24,14 @@
 #define SBD_MINORS		16
 #define SBD_MAX_ID		((1U << MINORBITS) / SBD_MINORS - 1)
 #define SBD_LABEL_MAX		31
+
+/*
+ * The largest size of anything, in bytes: a disk's size is a loff_t in the
+ * block layer (2^63 and more would be negative), and its page count must
+ * not wrap when rounded up.  MAX_LFS_FILESIZE rounded down to a page,
+ * 2^63 - 4096 on 64-bit kernels.
+ */
+#define SBD_SIZE_CAP	((u64)round_down(MAX_LFS_FILESIZE, PAGE_SIZE))
 
 /*
  * One disk.  The struct device is embedded, and deliberately not the first

@@ -88,12 +88,20 @@ u64 sbd_max_size = 1ULL << 30;
 u64 sbd_max_total;
 
 /*
- * Each size is checked on its own here; that the default size is within
- * max_size is checked in sbd_init(), once both are known.
+ * Each size is checked on its own here, at most SBD_SIZE_CAP (refused, not
+ * cut down: a value given explicitly that cannot be honoured is an error);
+ * that the default size is within max_size is checked in sbd_init(), once
+ * both are known.  The parameters are read-only once loaded, so this is
+ * the only place a max_size or max_total comes in.
  */
 static int sbd_param_set_size(const char *val, const struct kernel_param *kp)
 {
-	return sbd_parse_bytes(val, strlen(val), kp->arg);
+	int ret = sbd_parse_bytes(val, strlen(val), kp->arg);
+
+	if (ret)
+		pr_err("%s=%s is not a size (a non-zero multiple of 512 of at most %llu bytes)\n",
+		       kp->name, val, SBD_SIZE_CAP);
+	return ret;
 }
 
 static const struct kernel_param_ops sbd_param_size_ops = {

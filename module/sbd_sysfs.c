@@ -80,7 +80,7 @@ int sbd_parse_u64(const char *buf, size_t count, u64 *value)
 
 /*
  * @len bytes of a size, with an optional K, M, G or T suffix (powers of
- * 1024): a non-zero multiple of 512 that fits in 64 bits.  Every failure
+ * 1024): a non-zero multiple of 512, at most SBD_SIZE_CAP.  Every failure
  * is -EINVAL, overflow included: contract.md names EINVAL for a size over
  * the limit, and one past 64 bits is that.
  */
@@ -111,7 +111,7 @@ static int sbd_parse_bytes_token(const char *s, size_t len, u64 *bytes)
 		return -EINVAL;
 	if (shift && check_shl_overflow(value, shift, &value))
 		return -EINVAL;
-	if (!value || value % SECTOR_SIZE)
+	if (!value || value % SECTOR_SIZE || value > SBD_SIZE_CAP)
 		return -EINVAL;
 
 	*bytes = value;

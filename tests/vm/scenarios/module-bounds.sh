@@ -3,7 +3,8 @@
 # read again (a partition that no longer fits is cut to the disk or goes), a
 # write beyond the capacity fails, and growing again shows zeros there, never
 # what a stale partition let through. Every store parses exactly the bytes
-# written (one trailing newline allowed).
+# written (one trailing newline allowed), and sizes end where the kernel's
+# types do: at MAX_LFS_FILESIZE rounded down to a page, 2^63 - 4096.
 # shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
@@ -99,3 +100,31 @@ step "module parameters take exactly the value: junk, signs, overflow are refuse
 expect_load_errno "Invalid argument" max_size=18446744073709551616 size=+16M max_size=1G1 \
 	ndevices=+1 poll_queues=+0 ndevices=1x ndevices=-1 queue_mode=bio2
 expect_load_errno "Numerical result out of range" ndevices=4294967296 poll_queues=99999999999999999999
+
+step "sizes at load are at most 2^63 - 4096: more is refused with EINVAL"
+# 2^63 and 8388608T make the disk's size in bytes (a loff_t) negative;
+# 2^64 - 4096 overflows the page count of a disk that size.
+expect_load_errno "Invalid argument" max_size=9223372036854775808 max_size=8388608T \
+	max_size=18446744073709547520 max_total=9223372036854775808 max_total=18446744073709547520 \
+	"size=9223372036854775808 max_size=9223372036854775808 max_total=9223372036854775808"
+
+step "at the cap: a disk of 2^63 - 4096 bytes keeps its data, one byte more is refused"
+cap=9223372036854771712
+sbd_module_load ndevices=1 size=16M max_size=$cap max_total=$cap
+assert_file_content /sys/module/sbd/parameters/max_size $cap
+assert_file_content "$SBD_DRV/mem_max" $cap
+random_file "$SBD_TMP/c" 1024
+assert_ok dd if="$SBD_TMP/c" of=/dev/sbd0 bs=1M oflag=direct conv=notrunc status=none
+attr_write "$dev/size" $cap
+assert_eq $cap "$(blockdev --getsize64 /dev/sbd0)" "blockdev --getsize64 /dev/sbd0"
+same_data "$SBD_TMP/c" /dev/sbd0
+for bad in 9223372036854775808 18446744073709547520 18446744073709551104 8388608T; do
+	expect_write_errno "$dev/size" "$bad" EINVAL
+	expect_write_errno "$SBD_DRV/new_device" "$bad" EINVAL
+done
+assert_file_content "$dev/size" $cap
+assert_file_content "$SBD_DRV/ndevices" 1
+same_data "$SBD_TMP/c" /dev/sbd0
+
+step "unload"
+sbd_module_unload
