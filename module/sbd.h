@@ -8,6 +8,7 @@
 
 #include <linux/blk_types.h>
 #include <linux/device.h>
+#include <linux/fs.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/types.h>
@@ -23,6 +24,14 @@
 #define SBD_MINORS		16
 #define SBD_MAX_ID		((1U << MINORBITS) / SBD_MINORS - 1)
 #define SBD_LABEL_MAX		31
+
+/*
+ * The largest size of anything, in bytes: a disk's size is a loff_t in the
+ * block layer (2^63 and more would be negative), and its page count must
+ * not wrap when rounded up.  MAX_LFS_FILESIZE rounded down to a page,
+ * 2^63 - 4096 on 64-bit kernels.
+ */
+#define SBD_SIZE_CAP	((u64)round_down(MAX_LFS_FILESIZE, PAGE_SIZE))
 
 /*
  * One disk.  The struct device is embedded, and deliberately not the first
@@ -63,8 +72,8 @@ extern SBD_BUS_CONST struct bus_type sbd_bus;
 /* sbd_sysfs.c */
 extern const struct attribute_group *sbd_dev_groups[];
 extern const struct attribute_group *sbd_driver_groups[];
-int sbd_parse_bytes(const char *buf, u64 *bytes);
-int sbd_parse_size(const char *buf, u64 *size);
+int sbd_parse_u64(const char *buf, size_t count, u64 *value);
+int sbd_parse_bytes(const char *buf, size_t count, u64 *bytes);
 void sbd_notify_change(struct sbd_dev *sbd, const char *attr);
 
 /* sbd_registry.c */

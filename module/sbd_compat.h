@@ -20,7 +20,11 @@
 	(LINUX_VERSION_MAJOR * 256 + LINUX_VERSION_PATCHLEVEL >=	\
 	 (major) * 256 + (minor))
 
-/* 6.8: subsys_system_register() takes a const struct bus_type, the last one. */
+/*
+ * 6.8: subsys_system_register() takes a const struct bus_type ("driver
+ * core: bus: constantify subsys_register() calls"), the last of the
+ * driver-core interfaces sbd hands its bus to that came to take one.
+ */
 #if SBD_KERNEL_AT_LEAST(6, 8)
 #define SBD_BUS_CONST const
 #else
@@ -60,7 +64,8 @@
  * 6.9: queue limits are passed to blk_mq_alloc_disk() and blk_alloc_disk()
  * instead of being set one by one afterwards (the setters were removed in
  * 6.11, and with them the queue flags: non-rotational is the default from
- * then on, and NOWAIT and IO_STAT are features in the limits).  The
+ * then on, see sbd_compat_set_nonrot(), and NOWAIT and IO_STAT are features
+ * in the limits).  The
  * bio-based disk sets NOWAIT (io_uring need not punt to a worker) and
  * IO_STAT (/proc/diskstats), which a blk-mq queue has by default.
  */
@@ -76,12 +81,32 @@
 	.max_write_zeroes_sectors = SBD_MAX_DISCARD_SECTORS,		\
 }
 
+/*
+ * 6.11 (bd4a633b6f7c, "block: move the nonrot flag to queue_limits"): a
+ * queue is non-rotational unless its limits have BLK_FEAT_ROTATIONAL, which
+ * sbd never sets.  Before, every queue started rotational, with limits
+ * passed in (6.9, 6.10) as without: QUEUE_FLAG_NONROT must be set.
+ */
+#if SBD_KERNEL_AT_LEAST(6, 11)
+static inline void sbd_compat_set_nonrot(struct request_queue *q)
+{
+}
+#else
+static inline void sbd_compat_set_nonrot(struct request_queue *q)
+{
+	blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
+}
+#endif
+
 static inline struct gendisk *sbd_compat_alloc_disk(struct blk_mq_tag_set *set,
 						    void *queuedata)
 {
 	struct queue_limits lim = SBD_QUEUE_LIMITS;
+	struct gendisk *disk = blk_mq_alloc_disk(set, &lim, queuedata);
 
-	return blk_mq_alloc_disk(set, &lim, queuedata);
+	if (!IS_ERR(disk))
+		sbd_compat_set_nonrot(disk->queue);
+	return disk;
 }
 
 static inline struct gendisk *sbd_compat_alloc_bio_disk(void)
@@ -94,6 +119,7 @@ static inline struct gendisk *sbd_compat_alloc_bio_disk(void)
 	struct gendisk *disk = blk_alloc_disk(&lim, NUMA_NO_NODE);
 
 	if (!IS_ERR(disk)) {
+		sbd_compat_set_nonrot(disk->queue);
 		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
 		blk_queue_flag_set(QUEUE_FLAG_IO_STAT, disk->queue);
 	}

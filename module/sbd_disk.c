@@ -128,12 +128,13 @@ int sbd_disk_add(struct sbd_dev *sbd)
 	 */
 	ret = device_add_disk(&sbd->dev, disk, NULL);
 	/*
-	 * This disk's major, minors and name are valid by construction: an
-	 * EINVAL is 6.1's device_add_disk() ignoring a failed allocation in
-	 * dev_set_name(), then device_add() refusing the nameless device
-	 * (found by the debug kernel's fail-nth sweep).  Say what it was.
+	 * 6.1's device_add_disk() ignores a failed allocation in
+	 * dev_set_name(), and device_add() then refuses the nameless device
+	 * with EINVAL (found by the debug kernel's fail-nth sweep).  Only
+	 * that case, a disk device left without a name, is told as the
+	 * ENOMEM it was; any other error goes up as it came.
 	 */
-	if (ret == -EINVAL)
+	if (ret == -EINVAL && !dev_name(disk_to_dev(disk)))
 		ret = -ENOMEM;
 	if (ret)
 		goto err_put;
@@ -156,8 +157,14 @@ void sbd_disk_remove(struct sbd_dev *sbd)
 {
 	struct gendisk *disk;
 
-	pm_runtime_disable(&sbd->dev);
+	/*
+	 * Autosuspend off before runtime PM, the order in which
+	 * devm_pm_runtime_enable() undoes the two: leaving autosuspend may
+	 * run an idle check (update_autosuspend()), which a device already
+	 * disabled would refuse, leaving its state behind.
+	 */
 	pm_runtime_dont_use_autosuspend(&sbd->dev);
+	pm_runtime_disable(&sbd->dev);
 
 	mutex_lock(&sbd->lock);
 	disk = sbd->disk;

@@ -22,8 +22,32 @@
 
 #include "sbd.h"
 
+/*
+ * The counts: digits only, as every store takes them.  param_set_uint()
+ * would take a sign ("+1"); past 32 bits is -ERANGE, as it says.
+ */
+static int sbd_param_set_count(const char *val, const struct kernel_param *kp)
+{
+	u64 value;
+	int ret;
+
+	ret = sbd_parse_u64(val, strlen(val), &value);
+	if (ret)
+		return ret;
+	if (value > UINT_MAX)
+		return -ERANGE;
+	*(unsigned int *)kp->arg = value;
+	return 0;
+}
+
+static const struct kernel_param_ops sbd_param_count_ops = {
+	.set = sbd_param_set_count,
+	.get = param_get_uint,
+};
+
 static unsigned int sbd_ndevices = 1;
-module_param_named(ndevices, sbd_ndevices, uint, 0444);
+module_param_cb(ndevices, &sbd_param_count_ops, &sbd_ndevices, 0444);
+__MODULE_PARM_TYPE(ndevices, "uint");
 MODULE_PARM_DESC(ndevices, "Number of disks to create at load time (default 1)");
 
 /* queue_mode: "bio" (the default, the fastest) or "mq". */
@@ -54,7 +78,8 @@ module_param_cb(queue_mode, &sbd_param_mode_ops, NULL, 0444);
 MODULE_PARM_DESC(queue_mode, "bio: each bio copied as it is submitted (default, fastest); mq: blk-mq requests, with I/O schedulers and poll queues");
 
 static unsigned int sbd_poll_queues;
-module_param_named(poll_queues, sbd_poll_queues, uint, 0444);
+module_param_cb(poll_queues, &sbd_param_count_ops, &sbd_poll_queues, 0444);
+__MODULE_PARM_TYPE(poll_queues, "uint");
 MODULE_PARM_DESC(poll_queues, "Hardware queues for polled I/O with queue_mode=mq, shared by all disks (default 0, at most one per CPU)");
 
 static u64 sbd_default_size = 16ULL << 20;
@@ -63,12 +88,20 @@ u64 sbd_max_size = 1ULL << 30;
 u64 sbd_max_total;
 
 /*
- * Each size is checked on its own here; that the default size is within
- * max_size is checked in sbd_init(), once both are known.
+ * Each size is checked on its own here, at most SBD_SIZE_CAP (refused, not
+ * cut down: a value given explicitly that cannot be honoured is an error);
+ * that the default size is within max_size is checked in sbd_init(), once
+ * both are known.  The parameters are read-only once loaded, so this is
+ * the only place a max_size or max_total comes in.
  */
 static int sbd_param_set_size(const char *val, const struct kernel_param *kp)
 {
-	return sbd_parse_bytes(val, kp->arg);
+	int ret = sbd_parse_bytes(val, strlen(val), kp->arg);
+
+	if (ret)
+		pr_err("%s=%s is not a size (a non-zero multiple of 512 of at most %llu bytes)\n",
+		       kp->name, val, SBD_SIZE_CAP);
+	return ret;
 }
 
 static const struct kernel_param_ops sbd_param_size_ops = {

@@ -217,8 +217,12 @@ void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len)
  */
 void sbd_store_truncate(struct sbd_dev *sbd, u64 size)
 {
-	pgoff_t first_gone = DIV_ROUND_UP_ULL(size, PAGE_SIZE);
 	unsigned int tail = offset_in_page(size);
+	/*
+	 * Not DIV_ROUND_UP(): its size + PAGE_SIZE - 1 wraps within a page
+	 * of 2^64, and the first page gone would be 0, all the data.
+	 */
+	pgoff_t first_gone = (size >> PAGE_SHIFT) + !!tail;
 	unsigned long index, freed = 0;
 	struct page *page;
 

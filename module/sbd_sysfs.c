@@ -2,7 +2,8 @@
 /*
  * The sysfs attributes of sbd: the driver's (version, ndevices, new_device,
  * delete_device) and every device's (name, device, size, read_only, label).
- * Every store validates before it changes anything and answers with the
+ * Every store parses exactly the bytes written (one trailing newline
+ * allowed), validates before it changes anything and answers with the
  * errno the contract names; every change is announced with sysfs_notify()
  * and a KOBJ_CHANGE uevent carrying SBD_CHANGED=<attribute>.
  */
@@ -16,29 +17,81 @@
 
 #include "sbd.h"
 
-/* Longest token a size or an id can be: 20 digits and a suffix. */
-#define SBD_TOKEN_MAX	24
+/* Digits of the largest u64, 18446744073709551615. */
+#define SBD_DIGITS_MAX	20
 
 /*
- * Parse a size in bytes, with an optional K, M, G or T suffix (powers of
- * 1024): a non-zero multiple of 512 that fits in 64 bits.
+ * Every store and parameter takes exactly the bytes written: the value, and
+ * at most one newline after it (what echo adds).  This gives the length of
+ * @buf's value without that newline; a NUL inside its @count bytes (the
+ * parsers below would stop there and take "16M\0junk" for 16M) or an empty
+ * value is -EINVAL.
  */
-int sbd_parse_bytes(const char *buf, u64 *bytes)
+static int sbd_value_len(const char *buf, size_t count, size_t *len)
 {
-	char num[SBD_TOKEN_MAX + 1];
-	unsigned int shift = 0;
+	if (strnlen(buf, count) != count)
+		return -EINVAL;
+	if (count && buf[count - 1] == '\n')
+		count--;
+	if (!count)
+		return -EINVAL;
+	*len = count;
+	return 0;
+}
+
+/*
+ * @len decimal digits and nothing else.  kstrtou64() alone would also take
+ * a sign ("+5") and a newline after the digits (so "5\n\n" once echo's
+ * newline is cut).  -EINVAL, or -ERANGE past 64 bits as kstrtou64() says.
+ */
+static int sbd_parse_digits(const char *s, size_t len, u64 *value)
+{
+	char num[SBD_DIGITS_MAX + 1];
+	size_t i;
+
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!isdigit(s[i]))
+			return -EINVAL;
+	/* Leading zeros change nothing; more than 20 digits do not fit. */
+	while (len > 1 && *s == '0') {
+		s++;
+		len--;
+	}
+	if (len > SBD_DIGITS_MAX)
+		return -ERANGE;
+	memcpy(num, s, len);
+	num[len] = '\0';
+	return kstrtou64(num, 10, value);
+}
+
+/* A number as a store or a parameter takes it: digits, one newline. */
+int sbd_parse_u64(const char *buf, size_t count, u64 *value)
+{
 	size_t len;
+	int ret;
+
+	ret = sbd_value_len(buf, count, &len);
+	if (ret)
+		return ret;
+	return sbd_parse_digits(buf, len, value);
+}
+
+/*
+ * @len bytes of a size, with an optional K, M, G or T suffix (powers of
+ * 1024): a non-zero multiple of 512, at most SBD_SIZE_CAP.  Every failure
+ * is -EINVAL, overflow included: contract.md names EINVAL for a size over
+ * the limit, and one past 64 bits is that.
+ */
+static int sbd_parse_bytes_token(const char *s, size_t len, u64 *bytes)
+{
+	unsigned int shift = 0;
 	u64 value;
 
-	len = strlen(buf);
-	if (len && buf[len - 1] == '\n')
-		len--;
-	if (!len || len > SBD_TOKEN_MAX)
+	if (!len)
 		return -EINVAL;
-	memcpy(num, buf, len);
-	num[len] = '\0';
-
-	switch (num[len - 1]) {
+	switch (s[len - 1]) {
 	case 'T': case 't':
 		shift += 10;
 		fallthrough;
@@ -50,42 +103,47 @@ int sbd_parse_bytes(const char *buf, u64 *bytes)
 		fallthrough;
 	case 'K': case 'k':
 		shift += 10;
-		num[--len] = '\0';
+		len--;
 		break;
 	}
 
-	/* kstrtou64() would take a sign; a size has none. */
-	if (!len || !isdigit(num[0]) || kstrtou64(num, 10, &value))
+	if (sbd_parse_digits(s, len, &value))
 		return -EINVAL;
 	if (shift && check_shl_overflow(value, shift, &value))
 		return -EINVAL;
-	if (!value || value % SECTOR_SIZE)
+	if (!value || value % SECTOR_SIZE || value > SBD_SIZE_CAP)
 		return -EINVAL;
 
 	*bytes = value;
 	return 0;
 }
 
-/*
- * Parse the capacity of a disk: a size as above, at most max_size, and no
- * larger than the memory budget (a disk that could never be filled).
- */
-int sbd_parse_size(const char *buf, u64 *size)
+/* A size as a store or a parameter takes it: the size, one newline. */
+int sbd_parse_bytes(const char *buf, size_t count, u64 *bytes)
 {
-	int ret = sbd_parse_bytes(buf, size);
+	size_t len;
+	int ret;
 
+	ret = sbd_value_len(buf, count, &len);
 	if (ret)
 		return ret;
-	return *size > sbd_max_size || *size > sbd_max_total ? -EINVAL : 0;
+	return sbd_parse_bytes_token(buf, len, bytes);
 }
 
 /*
- * The parsers read a store's buffer as a C string: refuse a value with a
- * NUL inside its @count bytes ("16M\0junk"), which they would cut short.
+ * The capacity of a disk: a size as above, at most max_size, and no larger
+ * than the memory budget (a disk that could never be filled).
  */
-static int sbd_check_text(const char *buf, size_t count)
+static int sbd_check_size(u64 size)
 {
-	return strnlen(buf, count) == count ? 0 : -EINVAL;
+	return size > sbd_max_size || size > sbd_max_total ? -EINVAL : 0;
+}
+
+static int sbd_parse_size(const char *buf, size_t count, u64 *size)
+{
+	int ret = sbd_parse_bytes(buf, count, size);
+
+	return ret ? ret : sbd_check_size(*size);
 }
 
 void sbd_notify_change(struct sbd_dev *sbd, const char *attr)
@@ -136,9 +194,7 @@ static ssize_t size_store(struct device *dev, struct device_attribute *attr,
 	u64 size;
 	int ret;
 
-	ret = sbd_check_text(buf, count);
-	if (!ret)
-		ret = sbd_parse_size(buf, &size);
+	ret = sbd_parse_size(buf, count, &size);
 	if (ret)
 		return ret;
 
@@ -160,6 +216,36 @@ static ssize_t read_only_show(struct device *dev,
 	return sysfs_emit(buf, "%d\n", READ_ONCE(sbd->read_only));
 }
 
+/*
+ * The words kstrtobool() knows, each taken whole: kstrtobool() itself
+ * looks at one or two characters, and would take "1junk" or "10" for 1.
+ */
+static const struct {
+	const char *word;
+	bool value;
+} sbd_bool_words[] = {
+	{ "0", false }, { "n", false }, { "no", false }, { "off", false },
+	{ "1", true }, { "y", true }, { "yes", true }, { "on", true },
+};
+
+static int sbd_parse_bool(const char *buf, size_t count, bool *value)
+{
+	size_t len, i;
+	int ret;
+
+	ret = sbd_value_len(buf, count, &len);
+	if (ret)
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(sbd_bool_words); i++) {
+		if (strlen(sbd_bool_words[i].word) == len &&
+		    !strncasecmp(buf, sbd_bool_words[i].word, len)) {
+			*value = sbd_bool_words[i].value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
 static ssize_t read_only_store(struct device *dev,
 			       struct device_attribute *attr,
 			       const char *buf, size_t count)
@@ -169,7 +255,7 @@ static ssize_t read_only_store(struct device *dev,
 	bool ro;
 	int ret;
 
-	ret = kstrtobool(buf, &ro);
+	ret = sbd_parse_bool(buf, count, &ro);
 	if (ret)
 		return ret;
 
@@ -210,14 +296,11 @@ static int sbd_parse_label(const char *buf, size_t count, size_t *len)
 {
 	size_t i;
 
-	if (count && buf[count - 1] == '\n')
-		count--;
-	if (!count || count > SBD_LABEL_MAX)
+	if (sbd_value_len(buf, count, len) || *len > SBD_LABEL_MAX)
 		return -EINVAL;
-	for (i = 0; i < count; i++)
+	for (i = 0; i < *len; i++)
 		if (!isascii(buf[i]) || !isprint(buf[i]))
 			return -EINVAL;
-	*len = count;
 	return 0;
 }
 
@@ -292,37 +375,32 @@ static ssize_t mem_max_show(struct device_driver *drv, char *buf)
 }
 static DRIVER_ATTR_RO(mem_max);
 
-/* Parse "SIZE [ID]": a size as sbd_parse_size() takes it, an optional id. */
-static int sbd_parse_new_device(const char *buf, u64 *size, int *id)
+/*
+ * Parse "SIZE" or "SIZE ID": a size as size_store() takes it, then one
+ * space and an id, and at most one newline; no other space anywhere.
+ */
+static int sbd_parse_new_device(const char *buf, size_t count, u64 *size,
+				int *id)
 {
-	char *copy, *cursor, *size_tok, *id_tok;
-	unsigned int value;
-	int ret = -EINVAL;
+	const char *space;
+	size_t len, size_len;
+	u64 value;
 
-	copy = kstrndup(buf, PAGE_SIZE, GFP_KERNEL);
-	if (!copy)
-		return -ENOMEM;
-
-	cursor = strim(copy);
-	size_tok = strsep(&cursor, " \t");
-	id_tok = cursor ? skip_spaces(cursor) : NULL;
-	if (id_tok && !*id_tok)
-		id_tok = NULL;
-
-	if (sbd_parse_size(size_tok, size))
-		goto out;
+	if (sbd_value_len(buf, count, &len))
+		return -EINVAL;
+	space = memchr(buf, ' ', len);
+	size_len = space ? space - buf : len;
+	if (sbd_parse_bytes_token(buf, size_len, size) || sbd_check_size(*size))
+		return -EINVAL;
 
 	*id = -1;
-	if (id_tok) {
-		if (!isdigit(id_tok[0]) || kstrtouint(id_tok, 10, &value) ||
+	if (space) {
+		if (sbd_parse_digits(space + 1, len - size_len - 1, &value) ||
 		    value > SBD_MAX_ID)
-			goto out;
+			return -EINVAL;
 		*id = value;
 	}
-	ret = 0;
-out:
-	kfree(copy);
-	return ret;
+	return 0;
 }
 
 static ssize_t new_device_store(struct device_driver *drv, const char *buf,
@@ -331,9 +409,7 @@ static ssize_t new_device_store(struct device_driver *drv, const char *buf,
 	u64 size;
 	int id, ret;
 
-	ret = sbd_check_text(buf, count);
-	if (!ret)
-		ret = sbd_parse_new_device(buf, &size, &id);
+	ret = sbd_parse_new_device(buf, count, &size, &id);
 	if (ret)
 		return ret;
 
@@ -342,24 +418,21 @@ static ssize_t new_device_store(struct device_driver *drv, const char *buf,
 }
 static DRIVER_ATTR_WO(new_device);
 
-/* Parse "sbdN" or "N". */
-static int sbd_parse_device_id(const char *buf, u32 *id)
+/* Parse "sbdN" or "N", and at most one newline. */
+static int sbd_parse_device_id(const char *buf, size_t count, u32 *id)
 {
-	char name[SBD_TOKEN_MAX + 1];
-	const char *num = name;
-	size_t len = strlen(buf);
+	size_t len, prefix = strlen(SBD_NAME);
+	u64 value;
 
-	if (len && buf[len - 1] == '\n')
-		len--;
-	if (!len || len > SBD_TOKEN_MAX)
+	if (sbd_value_len(buf, count, &len))
 		return -EINVAL;
-	memcpy(name, buf, len);
-	name[len] = '\0';
-
-	if (!strncmp(name, SBD_NAME, strlen(SBD_NAME)))
-		num += strlen(SBD_NAME);
-	if (!isdigit(num[0]) || kstrtou32(num, 10, id))
+	if (len > prefix && !strncmp(buf, SBD_NAME, prefix)) {
+		buf += prefix;
+		len -= prefix;
+	}
+	if (sbd_parse_digits(buf, len, &value) || value > U32_MAX)
 		return -EINVAL;
+	*id = value;
 	return 0;
 }
 
@@ -369,9 +442,7 @@ static ssize_t delete_device_store(struct device_driver *drv, const char *buf,
 	u32 id;
 	int ret;
 
-	ret = sbd_check_text(buf, count);
-	if (!ret)
-		ret = sbd_parse_device_id(buf, &id);
+	ret = sbd_parse_device_id(buf, count, &id);
 	if (ret)
 		return ret;
 

@@ -377,6 +377,25 @@ expect_load_refused() {
 	done
 }
 
+# expect_load_errno MESSAGE "PARAMS" ...: as expect_load_refused, and
+# modprobe's error ends with MESSAGE (strerror's text: "Invalid argument",
+# "Numerical result out of range"), so that each refusal names its errno.
+expect_load_errno() {
+	local want=$1 bad out
+	shift
+	for bad in "$@"; do
+		# shellcheck disable=SC2086 # one word per parameter
+		if out=$(modprobe sbd $bad 2>&1); then
+			fail "modprobe sbd $bad succeeded, expected $want"
+			sbd_module_unload
+		elif [[ $out == *": $want" ]]; then
+			pass "modprobe sbd $bad refused: $want"
+		else
+			fail "modprobe sbd $bad: expected $want, got ${out##*: }"
+		fi
+	done
+}
+
 sbd_module_unload() {
 	local out
 	if out=$(modprobe -r sbd 2>&1); then

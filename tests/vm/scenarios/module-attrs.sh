@@ -45,7 +45,7 @@ attr_write "$dev/read_only" 1
 assert_file_content "$dev/read_only" 1
 echo 0 >"$dev/read_only"
 assert_file_content "$dev/read_only" 0
-# kstrtobool looks at the first character only: "10" is 1, "2" is bad.
+# A whole word or nothing ("10" and "1junk": module-bounds).
 for bad in garbage 2 -1 $'\n' x; do
 	expect_write_errno "$dev/read_only" "$bad" EINVAL
 done

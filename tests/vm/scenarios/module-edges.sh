@@ -76,6 +76,8 @@ assert_not_exists "$SBD_DEVICES/sbd9"
 assert_eq EINVAL "$(write_raw "$SBD_DRV/delete_device" "b'sbd3\\0junk'")" "delete_device sbd3\\0junk"
 assert_dir "$SBD_DEVICES/sbd3"
 assert_eq EINVAL "$(write_raw "$SBD_DEVICES/sbd0/label" "b'ab\\0cd'")" "label ab\\0cd"
+assert_eq EINVAL "$(write_raw "$SBD_DEVICES/sbd0/read_only" "b'1\\0junk'")" "read_only 1\\0junk"
+assert_file_content "$SBD_DEVICES/sbd0/read_only" 0
 assert_eq ok "$(write_raw "$SBD_DEVICES/sbd0/size" "b'16777216'")" "size 16777216 (no NUL)"
 assert_file_content "$SBD_DEVICES/sbd0/size" $((16 * M))
 
