@@ -70,6 +70,14 @@ void waiters_free_all(struct daemon *d) {
                 waiter_free(d->waiters);
 }
 
+void waiters_sender_gone(struct daemon *d, const char *sender) {
+        for (struct device_waiter *w = d->waiters, *next; w; w = next) {
+                next = w->next;
+                if (streq_ptr(sd_bus_message_get_sender(w->m), sender))
+                        waiter_free(w);
+        }
+}
+
 static int waiter_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         struct device_waiter *w = userdata;
 

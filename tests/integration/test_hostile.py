@@ -15,6 +15,9 @@ P0 = device_path(0)
 PROPS = 'org.freedesktop.DBus.Properties'
 INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
 LIMITS = 'org.freedesktop.DBus.Error.LimitsExceeded'
+# other unprivileged users: base-passwd's fixed system users (dbus-daemon
+# refuses a connection whose uid has no passwd entry)
+USERS = (NOBODY, 1, 2, 3, 5, 6, 7, 8, 9)
 
 
 def set_expr(prop, vtype, value):
@@ -255,42 +258,101 @@ class Limits(sbdtest.SbdTestCase):
         self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
                                                             dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 8)
 
+    def checks(self, method='CheckAuthorization'):
+        return len(self.polkit_obj.GetMethodCalls(method, dbus_interface=sbdtest.dbusmock.MOCK_IFACE))
+
+    @staticmethod
+    def set_label(conn, i, value=None):
+        return {'conn': conn, 'tag': 'set %d %d' % (conn, i), 'path': P0, 'iface': PROPS, 'method': 'Set',
+                'args': set_expr('Label', 's', value or 'c%dr%d' % (conn, i))}
+
     def test_authorizations_in_flight_bounded_in_all(self):
         self.start_polkit(allowed=['org.sbd.sbd1.set-attribute', 'org.sbd.sbd1.manage-devices'])
         self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
-        many = sbdtest.CallMany(self, NOBODY)
-
-        def set_label(conn, i):
-            return {'conn': conn, 'tag': 'set %d %d' % (conn, i), 'path': P0, 'iface': PROPS, 'method': 'Set',
-                    'args': set_expr('Label', 's', 'c%dr%d' % (conn, i))}
-        # 8 callers with 8 each: 64, every one of them waiting for polkit
-        many.send([set_label(conn, i) for conn in range(8) for i in range(8)])
-        self.wait_for(lambda: len(self.polkit_obj.GetMethodCalls(
-            'CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)) == 64, timeout=30,
-            message='64 checks reached polkit')
-        # a 9th caller, with nothing of its own in flight, is refused at
+        # 8 users with 8 each: 64, every one of them waiting for polkit
+        users = [sbdtest.CallMany(self, uid) for uid in USERS]
+        for u in range(8):
+            users[u].send([self.set_label(u, i) for i in range(8)])
+        self.wait_for(lambda: self.checks() == 64, timeout=30, message='64 checks reached polkit')
+        # a 9th user, with nothing of its own in flight, is refused at
         # once: the total is full (an action polkit would answer at once
         # is refused the same)
-        many.send([set_label(8, i) for i in range(2)] + [
+        users[8].send([self.set_label(8, i) for i in range(2)] + [
             {'conn': 8, 'tag': 'add', 'path': ROOT, 'iface': MANAGER_IFACE, 'method': 'AddDevice',
              'args': "GLib.Variant('(ta{sv})', (1048576, {}))"}])
-        refused = many.answers(3)
+        refused = users[8].answers(3)
         self.assertEqual(sorted(a['tag'] for a in refused), ['add', 'set 8 0', 'set 8 1'])
         for a in refused:
             self.assertEqual(a['error'], LIMITS, a)
-            self.assertIn('(64 in all, 8 per caller)', a['message'])
+            self.assertIn('(64 in all, 8 per user)', a['message'])
+        # root is never refused: it needs no polkit
+        self.set(P0, DEVICE_IFACE, 'ReadOnly', GLib.Variant('b', True))
+        self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'read_only')), '1')
         # once polkit answers, the 64 are carried out
         self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
-        many.p.stdin.close()
-        accepted = many.answers(64)
-        self.assertEqual([a for a in accepted if a['error'] is not None], [])
-        # and nothing refused was: no device, no label of the 9th caller,
+        for u in range(8):
+            users[u].p.stdin.close()
+            self.assertEqual([a for a in users[u].answers(8) if a['error'] is not None], [])
+        # and nothing refused was: no device, no label of the 9th user,
         # polkit never asked about it
         self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
         self.assertRegex(self.testbed.read(self.testbed.device_attr(0, 'label')), r'^c[0-7]r[0-7]$')
         self.assertNotIn("'c8r", self.daemon_output())
-        self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
-                                                            dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 64)
+        self.assertEqual(self.checks(), 64)
+
+    def test_one_user_cannot_starve_others(self):
+        # issue 19: the caps counted per connection, before the uid was
+        # known, so one user's connections filled the total and root's
+        # writes were refused with the rest
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'])
+        self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        flood = sbdtest.CallMany(self, NOBODY)
+        flood.send([self.set_label(conn, i) for conn in range(9) for i in range(8)])
+        # 8 per user reach polkit, the other 64 are refused
+        refused = flood.answers(64)
+        self.assertEqual({a['error'] for a in refused}, {LIMITS}, refused[:3])
+        self.assertIn('8 per user', refused[0]['message'])
+        self.wait_for(lambda: self.checks() == 8, message='8 checks reached polkit')
+        # root, on one connection with many writes at once, is never refused
+        root = sbdtest.CallMany(self)
+        root.send([{'conn': 0, 'tag': 'root %d' % i, 'path': P0, 'iface': PROPS, 'method': 'Set',
+                    'args': set_expr('ReadOnly', 'b', i % 2 == 0)} for i in range(12)])
+        self.assertEqual([a for a in root.answers(12) if a['error'] is not None], [])
+        self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'read_only')), '0')
+        # another user still reaches polkit
+        other = sbdtest.CallMany(self, USERS[1])
+        other.send([self.set_label(0, i, 'other%d' % i) for i in range(2)])
+        self.wait_for(lambda: self.checks() == 10, message="the other user's checks reached polkit")
+        self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        other.p.stdin.close()
+        self.assertEqual([a for a in other.answers(2) if a['error'] is not None], [])
+        flood.p.stdin.close()
+        self.assertEqual([a for a in flood.answers(8) if a['error'] is not None], [])
+
+    def test_disconnected_caller_frees_its_places(self):
+        # the template with CancelCheckAuthorization, to see the cancels
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'],
+                          template=os.path.join(sbdtest.HERE, 'polkitd_challenge.py'))
+        self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        gone = sbdtest.CallMany(self, NOBODY)
+        gone.send([self.set_label(0, i, 'gone%d' % i) for i in range(8)])
+        self.wait_for(lambda: self.checks() == 8, message='8 checks reached polkit')
+        # the user's 8 places are taken, on any connection
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', 'refused'))
+        self.assertEqual(err, LIMITS, msg)
+        # the caller leaves the bus: its checks are cancelled at once
+        gone.close()
+        self.wait_for(lambda: self.checks('CancelCheckAuthorization') == 8, message='8 checks cancelled')
+        # and its places are free again, long before polkit would time out
+        again = sbdtest.CallMany(self, NOBODY)
+        again.send([self.set_label(0, i, 'again%d' % i) for i in range(8)])
+        self.wait_for(lambda: self.checks() == 16, message='the new 8 checks reached polkit')
+        self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        again.p.stdin.close()
+        self.assertEqual([a for a in again.answers(8) if a['error'] is not None], [])
+        # the late answers about the ones that left changed nothing
+        self.assertRegex(self.testbed.read(self.testbed.device_attr(0, 'label')), r'^again[0-7]$')
+        self.assertNotIn("'gone", self.daemon_output())
 
     def test_get_managed_objects_beyond_message_size(self):
         self.stop_sbdd()
