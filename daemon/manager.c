@@ -190,6 +190,8 @@ static int add_write(struct daemon *d, struct sbd_object *driver, const struct a
         uint32_t tried[ADD_ID_TRIES];
         int r = -EEXIST;
 
+        buf[0] = '\0'; /* nothing written yet: the caller's message says so */
+
         for (size_t i = 0; i < (req->has_id ? 1 : ADD_ID_TRIES) && r == -EEXIST; i++) {
                 uint32_t id = req->id;
                 if (!req->has_id) {
@@ -226,7 +228,10 @@ static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allow
         r = add_write(d, driver, req, &id, buf, sizeof(buf));
         if (r < 0) {
                 char what[128];
-                snprintf(what, sizeof(what), "The kernel refused to create a device with '%s'", buf);
+                if (buf[0])
+                        snprintf(what, sizeof(what), "The kernel refused to create a device with '%s'", buf);
+                else
+                        snprintf(what, sizeof(what), "Cannot choose an id for the new device");
                 reply_errno(m, r, what);
                 return;
         }
