@@ -99,9 +99,11 @@ static void auth_finish(struct auth_request *a, int allowed, const sd_bus_error 
                 a->d->n_auth_requests--;
         a->state = AUTH_ANSWER;
         a->allowed = allowed;
-        r = error ? sd_bus_error_copy(&a->error, error) : 0;
-        if (r >= 0)
-                r = sd_event_add_defer(a->d->event, &a->defer, auth_answer, a);
+        /* (returns the error's errno, not whether it copied; out of
+         * memory it leaves a NoMemory error, which is answer enough) */
+        if (error)
+                (void) sd_bus_error_copy(&a->error, error);
+        r = sd_event_add_defer(a->d->event, &a->defer, auth_answer, a);
         if (r < 0) {
                 /* No memory to defer: answer without the callback. */
                 (void) sd_bus_reply_method_errno(a->m, r, NULL);
