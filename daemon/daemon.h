@@ -219,6 +219,8 @@ int module_unload(struct daemon *d, sd_bus_error *error);
 void module_emit_changes(struct daemon *d, bool removed);
 void module_forget_params(struct daemon *d);
 bool module_driver_present(void);
+/* The module's max_size and max_total parameters in bytes, 0 where unknown. */
+void module_size_limits(uint64_t *ret_max_size, uint64_t *ret_max_total);
 
 /* uevent.c */
 int uevent_setup(struct daemon *d);

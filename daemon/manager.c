@@ -288,17 +288,21 @@ static int parse_add_options(sd_bus_message *m, struct add_request *req, sd_bus_
 /* What can be told without the kernel: the size as new_device takes it
  * (max_size from the loaded module), an id that is not taken. */
 static int check_add_request(struct daemon *d, const struct add_request *req, sd_bus_error *error) {
-        char buf[ATTR_VALUE_MAX + 1], name[32];
-        uint64_t max_size = 0;
+        char name[32];
+        uint64_t max_size, max_total;
         int r;
 
-        if (sysfs_read_at(AT_FDCWD, SYSFS_MODULE_DIR "/parameters/max_size", buf) >= 0)
-                (void) attr_parse_u64(buf, &max_size);
+        module_size_limits(&max_size, &max_total);
         r = add_size_check(req->size, max_size);
         if (r == -ERANGE)
                 return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
                                          "Size %" PRIu64 " is over the module's max_size of %" PRIu64 " bytes.",
                                          req->size, max_size);
+        /* a disk larger than the memory budget could never be filled */
+        if (r >= 0 && max_total > 0 && req->size > max_total)
+                return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
+                                         "Size %" PRIu64 " is over the module's memory budget (max_total) of %" PRIu64
+                                         " bytes.", req->size, max_total);
         if (r < 0)
                 return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
                                          "Size %" PRIu64 " is not a positive multiple of 512 bytes.", req->size);

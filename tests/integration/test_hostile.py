@@ -6,6 +6,7 @@ non-UTF-8 attributes cannot mislead the tree, and a request acts on the
 kobject it was asked about. Each case changes nothing it should not."""
 
 import os
+import shutil
 
 import sbdtest
 from sbdtest import (DEVICE_IFACE, ERR, MANAGER_IFACE, MODULE, MODULE_IFACE, NOBODY, ROOT, GLib,
@@ -61,6 +62,75 @@ class Validation(sbdtest.SbdTestCase):
         self.assertEqual(self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
                          .__len__(), 1)
         self.assertEqual(self.label(), 'sbd0\n')
+
+    def checks(self):
+        return self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+
+    def test_set_checked_before_polkit(self):
+        # issue 19: values the module refuses went to polkit (a password
+        # asked for nothing); now each rule is checked first
+        self.start_polkit(allowed=[])
+        self.testbed.write('/sys/module/sbd/parameters/max_total', '536870912\n', 0o444)
+        for prop, vtype, value, rule in (
+                ('Size', 't', 1000, 'positive multiple of 512'), ('Size', 't', 0, 'positive multiple of 512'),
+                ('Size', 't', 2 << 30, "max_size of 1073741824 bytes"),
+                ('Size', 't', 768 << 20, 'memory budget (max_total) of 536870912 bytes'),
+                ('Label', 's', 'x' * 32, '1 to 31 characters, not 32'), ('Label', 's', 'two\nlines', 'printable ASCII'),
+                ('Label', 's', 'tab\there', 'printable ASCII'), ('Label', 's', 'caf\u00e9', 'printable ASCII')):
+            err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr(prop, vtype, value))
+            self.assertEqual(err, ERR + 'InvalidValue', '%s=%r: %s' % (prop, value, msg))
+            self.assertIn(rule, msg)
+            # root gets the same answer: there is nothing to write
+            self.assertDBusError(ERR + 'InvalidValue', self.set, P0, DEVICE_IFACE, prop, GLib.Variant(vtype, value))
+        self.assertEqual(self.checks(), [])
+        self.assertEqual(self.label(), 'sbd0\n')
+        self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'size')), '%d\n' % (16 << 20))
+        # what passes still goes to polkit, and on to the kernel
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', '~' * 31))
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Size', 't', 512 << 20))
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.assertEqual(len(self.checks()), 2)
+
+    def test_dialog_shows_a_harmless_copy(self):
+        # 4 KiB of text with newlines could pose as other text in the dialog
+        self.start_polkit(allowed=[])
+        raw = 'Authentication is required\n' * 150
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', raw))
+        self.assertEqual(err, ERR + 'InvalidValue', msg)
+        self.assertEqual(self.checks(), [])
+        # an attribute with no rules of sbdd's goes to polkit: shortened, escaped
+        for value, want in ((raw, 'Authentication is required\\nAuthentication is required\\nAuthenti...'),
+                            ('a\u00e9\x1b[31m\\', 'a\\xc3\\xa9\\x1b[31m\\\\')):
+            err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('PowerControl', 's', value))
+            self.assertEqual(err, ERR + 'NotAuthorized', msg)
+            shown = dict(self.checks()[-1][1][2])['value']
+            self.assertEqual(shown, want)
+            self.assertRegex(shown, r'^[\x20-\x7e]{1,67}$')
+        self.assertEqual(len(self.checks()), 2)
+
+    def load_as_nobody(self, params):
+        return self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', "GLib.Variant('(a{ss})', (%r,))" % (params,))
+
+    def test_load_unload_with_nothing_to_do_ask_nobody(self):
+        self.start_polkit(allowed=[])
+        # live, with the parameters asked for (none: the configured ones)
+        for params in ({}, {'ndevices': '1'}, {'ndevices': '1', 'max_size': '1073741824'}):
+            err, msg = self.load_as_nobody(params)
+            self.assertIsNone(err, '%r: %s' % (params, msg))
+        self.assertEqual(self.checks(), [])
+        # other parameters are a request polkit decides
+        err, msg = self.load_as_nobody({'ndevices': '2'})
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.assertEqual(len(self.checks()), 1)
+        # not loaded: Unload answers at once, Load asks
+        shutil.rmtree(self.testbed.real('/sys/module/sbd'))
+        err, msg = self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Unload', None)
+        self.assertEqual(err, ERR + 'ModuleNotLoaded', msg)
+        self.assertEqual(len(self.checks()), 1)
+        err, msg = self.load_as_nobody({})
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.assertEqual(len(self.checks()), 2)
 
     def test_method_signatures_exact(self):
         for path, iface, method, args in (
@@ -431,6 +501,8 @@ class Polkit(sbdtest.SbdTestCase):
                      "GLib.Variant('(ta{sv})', (%d, {'id': GLib.Variant('u', 7)}))" % (8 << 20))
         self.call_as(NOBODY, ROOT, MANAGER_IFACE, 'RemoveDevice', "GLib.Variant('(oa{sv})', ('%s', {}))" % P0)
         self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', "GLib.Variant('(a{ss})', ({'size': '32M', 'ndevices': '2'},))")
+        # (Load of the live module with its own parameters asks nobody:
+        # Validation.test_load_unload_with_nothing_to_do_ask_nobody)
         self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', "GLib.Variant('(a{ss})', ({},))")
         self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Unload', None)
         calls = [(c[1][1], dict(c[1][2])) for c in self.checks()]
@@ -455,9 +527,6 @@ class Polkit(sbdtest.SbdTestCase):
             ('org.sbd.sbd1.manage-module', {
                 'module': 'sbd', 'parameters': 'size=32M ndevices=2',
                 'polkit.message': msg + 'load the kernel module $(module) with the parameters $(parameters).'}),
-            ('org.sbd.sbd1.manage-module', {
-                'module': 'sbd', 'parameters': '',
-                'polkit.message': msg + 'load the kernel module $(module).'}),
             ('org.sbd.sbd1.manage-module', {
                 'module': 'sbd', 'destructive': 'true',
                 'polkit.message': msg + 'unload the kernel module $(module), deleting its simple block devices '
