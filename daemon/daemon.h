@@ -121,6 +121,7 @@ struct daemon {
         struct auth_request *auth_requests;
         unsigned n_auth_requests;
         sd_bus_slot *name_owner_slot;  /* callers leaving the bus (polkit.c) */
+        sd_event_source *auth_answers; /* runs decided requests' callbacks (polkit.c) */
         struct device_waiter *waiters;
         unsigned n_waiters;
 
@@ -248,6 +249,9 @@ typedef void (*auth_callback_t)(struct daemon *d, sd_bus_message *m, int allowed
 int authorize_async(struct daemon *d, sd_bus_message *m, const char *action, const char *const *details,
                     auth_callback_t cb, void *userdata, void (*free_userdata)(void *));
 void auth_requests_free_all(struct daemon *d);
+/* Whether requests of this caller wait for authorization (a later one
+ * must not overtake them). */
+bool auth_pending_of(struct daemon *d, const char *sender);
 /* Watch callers leaving the bus (NameOwnerChanged). */
 int auth_setup(struct daemon *d);
 void uid_cache_done(struct daemon *d);

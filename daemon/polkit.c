@@ -47,8 +47,7 @@ struct auth_request {
         void *userdata;
         void (*free_userdata)(void *);
         sd_bus_slot *slot;       /* the call in flight (uid or polkit) */
-        sd_event_source *defer;  /* AUTH_ANSWER: runs the callback */
-        int allowed;
+        int allowed;             /* AUTH_ANSWER: the decision */
         sd_bus_error error;
         struct auth_request *prev, *next;
 };
@@ -65,7 +64,6 @@ static void auth_request_free(struct auth_request *a) {
         if (a->state == AUTH_POLKIT)
                 a->d->n_auth_requests--;
         sd_bus_slot_unref(a->slot);
-        sd_event_source_disable_unref(a->defer);
         sd_bus_error_free(&a->error);
         sd_bus_message_unref(a->m);
         if (a->free_userdata)
@@ -75,24 +73,48 @@ static void auth_request_free(struct auth_request *a) {
         free(a);
 }
 
+bool auth_pending_of(struct daemon *d, const char *sender) {
+        for (struct auth_request *a = d->auth_requests; a; a = a->next)
+                if (streq_ptr(a->sender, sender))
+                        return true;
+        return false;
+}
+
 void auth_requests_free_all(struct daemon *d) {
         while (d->auth_requests)
                 auth_request_free(d->auth_requests);
         d->name_owner_slot = sd_bus_slot_unref(d->name_owner_slot);
+        d->auth_answers = sd_event_source_disable_unref(d->auth_answers);
 }
 
-static int auth_answer(sd_event_source *s, void *userdata) {
-        struct auth_request *a = userdata;
+/* The oldest decided request (the list holds the newest first). */
+static struct auth_request *oldest_answered(struct daemon *d) {
+        struct auth_request *found = NULL;
 
-        a->cb(a->d, a->m, a->allowed, sd_bus_error_is_set(&a->error) ? &a->error : NULL, a->userdata);
-        auth_request_free(a);
+        for (struct auth_request *a = d->auth_requests; a; a = a->next)
+                if (a->state == AUTH_ANSWER)
+                        found = a;
+        return found;
+}
+
+/* The decided requests' callbacks, in the order the requests came (a
+ * caller's writes are carried out in the order it sent them). */
+static int auth_answers_run(sd_event_source *s, void *userdata) {
+        struct daemon *d = userdata;
+        struct auth_request *a;
+
+        while ((a = oldest_answered(d))) {
+                a->cb(d, a->m, a->allowed, sd_bus_error_is_set(&a->error) ? &a->error : NULL, a->userdata);
+                auth_request_free(a);
+        }
         return 0;
 }
 
 /* The decision: the callback runs from the event loop, after whatever
  * called this has returned. */
 static void auth_finish(struct auth_request *a, int allowed, const sd_bus_error *error) {
-        int r;
+        struct daemon *d = a->d;
+        int r = 0;
 
         a->slot = sd_bus_slot_unref(a->slot);
         if (a->state == AUTH_POLKIT)
@@ -103,7 +125,10 @@ static void auth_finish(struct auth_request *a, int allowed, const sd_bus_error 
          * memory it leaves a NoMemory error, which is answer enough) */
         if (error)
                 (void) sd_bus_error_copy(&a->error, error);
-        r = sd_event_add_defer(a->d->event, &a->defer, auth_answer, a);
+        if (!d->auth_answers)
+                r = sd_event_add_defer(d->event, &d->auth_answers, auth_answers_run, d);
+        if (r >= 0)
+                r = sd_event_source_set_enabled(d->auth_answers, SD_EVENT_ONESHOT);
         if (r < 0) {
                 /* No memory to defer: answer without the callback. */
                 (void) sd_bus_reply_method_errno(a->m, r, NULL);
