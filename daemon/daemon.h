@@ -229,9 +229,10 @@ void uevent_done(struct daemon *d);
 
 /* polkit.c: authorize the sender of m for action; the callback runs
  * once, later (never from inside authorize_async). allowed < 0 is an
- * error already put in *error; 0 means denied (error filled); 1 allowed. */
+ * error already put in *error; 0 means denied (error filled); 1 allowed.
+ * uid: the caller's, (uid_t) -1 where it is not known. */
 typedef void (*auth_callback_t)(struct daemon *d, sd_bus_message *m, int allowed,
-                                const sd_bus_error *error, void *userdata);
+                                const sd_bus_error *error, uid_t uid, void *userdata);
 #define ACTION_SET_ATTRIBUTE "org.sbd.sbd1.set-attribute"
 #define ACTION_MANAGE_DEVICES "org.sbd.sbd1.manage-devices"
 #define ACTION_MANAGE_MODULE "org.sbd.sbd1.manage-module"
@@ -252,6 +253,8 @@ void auth_requests_free_all(struct daemon *d);
 /* Whether requests of this caller wait for authorization (a later one
  * must not overtake them). */
 bool auth_pending_of(struct daemon *d, const char *sender);
+/* The caller's uid if the cache knows it (1), else 0. */
+int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret);
 /* Watch callers leaving the bus (NameOwnerChanged). */
 int auth_setup(struct daemon *d);
 void uid_cache_done(struct daemon *d);

@@ -367,7 +367,7 @@ static int property_get_name(sd_bus *bus, const char *path, const char *interfac
 }
 
 static void load_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
-                            void *userdata) {
+                            uid_t uid, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         char **params = userdata;
 
@@ -520,7 +520,7 @@ static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 }
 
 static void unload_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
-                              void *userdata) {
+                              uid_t uid, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 
         if (allowed <= 0) {

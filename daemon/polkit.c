@@ -104,7 +104,8 @@ static int auth_answers_run(sd_event_source *s, void *userdata) {
         struct auth_request *a;
 
         while ((a = oldest_answered(d))) {
-                a->cb(d, a->m, a->allowed, sd_bus_error_is_set(&a->error) ? &a->error : NULL, a->userdata);
+                a->cb(d, a->m, a->allowed, sd_bus_error_is_set(&a->error) ? &a->error : NULL, a->uid,
+                      a->userdata);
                 auth_request_free(a);
         }
         return 0;
@@ -164,6 +165,10 @@ static void uid_cache_put(struct daemon *d, const char *name, uid_t uid) {
         e->name = s;
         e->uid = uid;
         d->uid_cache_next = (d->uid_cache_next + 1) % ELEMENTSOF(d->uid_cache);
+}
+
+int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret) {
+        return sender ? uid_cache_get(d, sender, ret) : 0;
 }
 
 void uid_cache_done(struct daemon *d) {
@@ -377,6 +382,7 @@ int authorize_async(struct daemon *d, sd_bus_message *m, const char *action, con
                 .d = d,
                 .m = sd_bus_message_ref(m),
                 .sender = sd_bus_message_get_sender(m),
+                .uid = (uid_t) -1,
                 .state = AUTH_UID,
                 .action = strdup(action),
                 .details = strv_copy(details),

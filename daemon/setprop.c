@@ -39,7 +39,7 @@ static void set_request_free(void *p) {
 }
 
 static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
-                           const sd_bus_error *error, void *userdata) {
+                           const sd_bus_error *error, uid_t uid, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         struct set_request *s = userdata;
         const struct attr_def *def;

@@ -441,8 +441,8 @@ class Limits(sbdtest.SbdTestCase):
 
 
 class Waiters(sbdtest.SbdTestCase):
-    """AddDevice and RemoveDevice wait for the kernel's uevent; root's
-    requests (no polkit) are the ones that can pile up there."""
+    """AddDevice and RemoveDevice wait for the kernel's uevent: 8 per user
+    and 64 in all may wait there, root's never count."""
     ndevices = 1
 
     @staticmethod
@@ -454,36 +454,49 @@ class Waiters(sbdtest.SbdTestCase):
         return self.daemon_output().count('Created a device with')
 
     def test_device_waiters_bounded(self):
-        many = sbdtest.CallMany(self)
-        # one caller: 8 wait for their device, a 9th is refused
-        many.send([self.add(0, n) for n in range(1, 9)])
-        self.wait_for(lambda: self.created() == 8, message='8 writes to new_device')
-        many.send([self.add(0, 65)])
-        [a] = many.answers(1)
-        self.assertEqual((a['tag'], a['error']), ('add 65', LIMITS), a)
-        self.assertIn('waiting for devices', a['message'])
-        # 8 callers with 8 each: 64 in all, and a 9th caller with none
-        # of its own waiting is refused, AddDevice and RemoveDevice alike
-        many.send([self.add(conn, 1 + 8 * conn + i) for conn in range(1, 8) for i in range(8)])
-        self.wait_for(lambda: self.created() == 64, message='64 writes to new_device')
-        many.send([self.add(8, 66), {'conn': 8, 'tag': 'remove', 'path': ROOT, 'iface': MANAGER_IFACE,
-                                     'method': 'RemoveDevice', 'args': "GLib.Variant('(oa{sv})', ('%s', {}))" % P0}])
-        refused = many.answers(2)
-        self.assertEqual(sorted(a['tag'] for a in refused), ['add 66', 'remove'])
+        self.start_polkit(allowed=['org.sbd.sbd1.manage-devices'])
+        # root: 9 on one connection, none refused (no limit refuses root)
+        root = sbdtest.CallMany(self)
+        root.send([self.add(0, n) for n in range(1, 10)])
+        self.wait_for(lambda: self.created() == 9, message="root's 9 writes to new_device")
+        # one user: 8 wait for their device, a 9th is refused, also from
+        # another connection of the same user
+        users = [sbdtest.CallMany(self, uid) for uid in USERS]
+        users[0].send([self.add(0, n) for n in range(10, 18)])
+        self.wait_for(lambda: self.created() == 17, message="the user's 8 writes to new_device")
+        users[0].send([self.add(1, 100)])
+        [a] = users[0].answers(1)
+        self.assertEqual((a['tag'], a['error']), ('add 100', LIMITS), a)
+        self.assertIn('waiting for devices (at most 64 in all, 8 per user)', a['message'])
+        # 8 users with 8 each: 64 in all, and a 9th user with none of
+        # its own waiting is refused, AddDevice and RemoveDevice alike
+        for u in range(1, 8):
+            users[u].send([self.add(0, 18 + 8 * (u - 1) + i) for i in range(8)])
+        self.wait_for(lambda: self.created() == 73, message='64 writes of users to new_device')
+        users[8].send([self.add(0, 101), {'conn': 0, 'tag': 'remove', 'path': ROOT, 'iface': MANAGER_IFACE,
+                                          'method': 'RemoveDevice', 'args': "GLib.Variant('(oa{sv})', ('%s', {}))" % P0}])
+        refused = users[8].answers(2)
+        self.assertEqual(sorted(a['tag'] for a in refused), ['add 101', 'remove'])
         for a in refused:
             self.assertEqual(a['error'], LIMITS, a)
             self.assertIn('waiting for devices', a['message'])
-        # the kernel makes the 64 devices: each request is answered
-        for n in range(1, 65):
+        # root still is not
+        root.send([self.add(0, 102)])
+        self.wait_for(lambda: self.created() == 74, message="root's 10th write to new_device")
+        # the kernel makes the devices: each request is answered
+        for n in list(range(1, 74)) + [102]:
             self.testbed.add_device(n, size=1048576)
-        many.p.stdin.close()
-        self.assertEqual([a for a in many.answers(64) if a['error'] is not None], [])
+        root.p.stdin.close()
+        self.assertEqual([a for a in root.answers(10) if a['error'] is not None], [])
+        for u in range(8):
+            users[u].p.stdin.close()
+            self.assertEqual([a for a in users[u].answers(8) if a['error'] is not None], [])
         # and the refused ones were never written
-        self.assertEqual(self.created(), 64)
-        for n in (65, 66):
+        self.assertEqual(self.created(), 74)
+        for n in (100, 101):
             self.assertNotIn("'1048576 %d'" % n, self.daemon_output())
         self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device'), '')
-        self.assertEqual(len(self.get(ROOT, MANAGER_IFACE, 'Devices')), 65)
+        self.assertEqual(len(self.get(ROOT, MANAGER_IFACE, 'Devices')), 75)
 
 
 class Polkit(sbdtest.SbdTestCase):
