@@ -116,9 +116,12 @@ struct daemon {
         char **module_param_list;  /* key, value, key, value, ..., NULL */
         char **module_parm_names;  /* the parameters modinfo declares (module.c) */
 
-        /* Requests waiting for polkit or for the kernel. */
+        /* Requests waiting for authorization (n_auth_requests: those
+         * waiting for polkit) or for the kernel. */
         struct auth_request *auth_requests;
         unsigned n_auth_requests;
+        sd_bus_slot *name_owner_slot;  /* callers leaving the bus (polkit.c) */
+        sd_event_source *auth_answers; /* runs decided requests' callbacks (polkit.c) */
         struct device_waiter *waiters;
         unsigned n_waiters;
 
@@ -206,6 +209,8 @@ extern const sd_bus_vtable manager_vtable[];
 void waiters_object_added(struct daemon *d, struct sbd_object *o);
 void waiters_object_removed(struct daemon *d, const char *name);
 void waiters_free_all(struct daemon *d);
+/* A caller left the bus: its requests waiting for a device are dropped. */
+void waiters_sender_gone(struct daemon *d, const char *sender);
 
 /* module.c */
 extern const sd_bus_vtable module_vtable[];
@@ -215,6 +220,8 @@ int module_unload(struct daemon *d, sd_bus_error *error);
 void module_emit_changes(struct daemon *d, bool removed);
 void module_forget_params(struct daemon *d);
 bool module_driver_present(void);
+/* The module's max_size and max_total parameters in bytes, 0 where unknown. */
+void module_size_limits(uint64_t *ret_max_size, uint64_t *ret_max_total);
 
 /* uevent.c */
 int uevent_setup(struct daemon *d);
@@ -222,14 +229,18 @@ void uevent_done(struct daemon *d);
 
 /* polkit.c: authorize the sender of m for action; the callback runs
  * once, later (never from inside authorize_async). allowed < 0 is an
- * error already put in *error; 0 means denied (error filled); 1 allowed. */
+ * error already put in *error; 0 means denied (error filled); 1 allowed.
+ * uid: the caller's, (uid_t) -1 where it is not known. */
 typedef void (*auth_callback_t)(struct daemon *d, sd_bus_message *m, int allowed,
-                                const sd_bus_error *error, void *userdata);
+                                const sd_bus_error *error, uid_t uid, void *userdata);
 #define ACTION_SET_ATTRIBUTE "org.sbd.sbd1.set-attribute"
 #define ACTION_MANAGE_DEVICES "org.sbd.sbd1.manage-devices"
 #define ACTION_MANAGE_MODULE "org.sbd.sbd1.manage-module"
 /* details: key, value, ..., NULL (polkit's details; may be NULL). Answers
- * m itself with LimitsExceeded (returning 1) when too many requests wait.
+ * m itself with LimitsExceeded (the callback then never runs) when too
+ * many of the caller's uid wait for polkit, or too many in all; never for
+ * uid 0. A request whose caller leaves the bus is dropped (its polkit
+ * check cancelled) and its callback never runs; free_userdata always does.
  * Where one action covers several operations (create and delete, load
  * and unload), the details carry the operation's own sentence as
  * "polkit.message" (AUTH_MESSAGE "..."): the .policy file has one message
@@ -239,6 +250,13 @@ typedef void (*auth_callback_t)(struct daemon *d, sd_bus_message *m, int allowed
 int authorize_async(struct daemon *d, sd_bus_message *m, const char *action, const char *const *details,
                     auth_callback_t cb, void *userdata, void (*free_userdata)(void *));
 void auth_requests_free_all(struct daemon *d);
+/* Whether requests of this caller wait for authorization (a later one
+ * must not overtake them). */
+bool auth_pending_of(struct daemon *d, const char *sender);
+/* The caller's uid if the cache knows it (1), else 0. */
+int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret);
+/* Watch callers leaving the bus (NameOwnerChanged). */
+int auth_setup(struct daemon *d);
 void uid_cache_done(struct daemon *d);
 
 /* replysize.c: GetManagedObjects beyond the bus's message size */

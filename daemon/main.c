@@ -282,6 +282,9 @@ static int run(struct daemon *d) {
         r = vtables_register(d);
         if (r < 0)
                 return r;
+        r = auth_setup(d);
+        if (r < 0)
+                return r;
         r = tree_sync(d);
         if (r < 0)
                 return log_error_errno(r, "Cannot enumerate sbd devices: %m");

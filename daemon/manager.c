@@ -16,11 +16,12 @@
 #include "util.h"
 #include "validate.h"
 
-/* Requests waiting for their device to appear or go, per caller and in
- * all (LimitsExceeded beyond). They come after polkit, so only root and
- * authorized callers reach them; the bound keeps a runaway script from
- * piling up timers and held messages. */
-#define WAITERS_PER_SENDER_MAX 8
+/* Requests waiting for their device to appear or go, per uid and in all
+ * (LimitsExceeded beyond); root's are not counted and never refused, as
+ * no limit refuses root. They come after polkit, so only root and
+ * authorized callers reach them; the bound keeps an authorized user's
+ * runaway script from piling up timers and held messages. */
+#define WAITERS_PER_UID_MAX 8
 #define WAITERS_TOTAL_MAX 64
 /* An id-less AddDevice tries this many free ids when others take them
  * first (EEXIST), then gives up with Exists. */
@@ -31,6 +32,7 @@ struct device_waiter {
         sd_bus_message *m;
         char *name;     /* the device awaited; NULL: the next new one */
         bool remove;
+        uid_t uid;      /* the caller's */
         sd_event_source *timeout;
         struct device_waiter *prev, *next;
 };
@@ -49,25 +51,44 @@ static void waiter_free(struct device_waiter *w) {
         free(w);
 }
 
-/* Whether one more waiter for the sender of m fits; if not, m is
- * answered with LimitsExceeded. */
-static bool waiter_fits(struct daemon *d, sd_bus_message *m) {
-        const char *sender = sd_bus_message_get_sender(m);
-        unsigned n = 0;
+/* Whether one more waiter of uid fits; if not, m is answered with
+ * LimitsExceeded. */
+static bool waiter_fits(struct daemon *d, sd_bus_message *m, uid_t uid) {
+        unsigned n = 0, total = 0;
 
-        for (struct device_waiter *w = d->waiters; w; w = w->next)
-                n += streq_ptr(sd_bus_message_get_sender(w->m), sender);
-        if (d->n_waiters < WAITERS_TOTAL_MAX && n < WAITERS_PER_SENDER_MAX)
+        if (uid == 0)
+                return true;
+        for (struct device_waiter *w = d->waiters; w; w = w->next) {
+                n += w->uid == uid;
+                total += w->uid != 0;
+        }
+        if (total < WAITERS_TOTAL_MAX && n < WAITERS_PER_UID_MAX)
                 return true;
         (void) sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                          "Too many requests waiting for devices (at most %u in all, %u per caller).",
-                                          WAITERS_TOTAL_MAX, WAITERS_PER_SENDER_MAX);
+                                          "Too many requests waiting for devices (at most %u in all, %u per user).",
+                                          WAITERS_TOTAL_MAX, WAITERS_PER_UID_MAX);
         return false;
+}
+
+/* Before polkit: whether a waiter of the caller would fit, when its uid
+ * is known already (the check after polkit is the one that counts). */
+static bool waiter_may_fit(struct daemon *d, sd_bus_message *m) {
+        uid_t uid;
+
+        return !auth_cached_uid(d, sd_bus_message_get_sender(m), &uid) || waiter_fits(d, m, uid);
 }
 
 void waiters_free_all(struct daemon *d) {
         while (d->waiters)
                 waiter_free(d->waiters);
+}
+
+void waiters_sender_gone(struct daemon *d, const char *sender) {
+        for (struct device_waiter *w = d->waiters, *next; w; w = next) {
+                next = w->next;
+                if (streq_ptr(sd_bus_message_get_sender(w->m), sender))
+                        waiter_free(w);
+        }
 }
 
 static int waiter_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -80,7 +101,7 @@ static int waiter_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, bool remove) {
+static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, bool remove, uid_t uid) {
         struct device_waiter *w = calloc(1, sizeof(*w));
         struct device_waiter **tail;
         int r;
@@ -91,6 +112,7 @@ static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, boo
         d->n_waiters++;
         w->m = sd_bus_message_ref(m);
         w->remove = remove;
+        w->uid = uid;
         if (name && !(w->name = strdup(name))) {
                 sd_bus_message_unref(w->m);
                 d->n_waiters--;
@@ -182,6 +204,8 @@ static int add_write(struct daemon *d, struct sbd_object *driver, const struct a
         uint32_t tried[ADD_ID_TRIES];
         int r = -EEXIST;
 
+        buf[0] = '\0'; /* nothing written yet: the caller's message says so */
+
         for (size_t i = 0; i < (req->has_id ? 1 : ADD_ID_TRIES) && r == -EEXIST; i++) {
                 uint32_t id = req->id;
                 if (!req->has_id) {
@@ -198,7 +222,7 @@ static int add_write(struct daemon *d, struct sbd_object *driver, const struct a
 }
 
 static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allowed,
-                                  const sd_bus_error *error, void *userdata) {
+                                  const sd_bus_error *error, uid_t uid, void *userdata) {
         struct add_request *req = userdata;
         struct sbd_object *driver = first_driver(d);
         char buf[64], name[32], syspath[64 + sizeof(SYSFS_DEVICES_DIR)];
@@ -213,12 +237,15 @@ static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allow
                 (void) sd_bus_reply_method_errorf(m, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
                 return;
         }
-        if (!waiter_fits(d, m))
+        if (!waiter_fits(d, m, uid))
                 return;
         r = add_write(d, driver, req, &id, buf, sizeof(buf));
         if (r < 0) {
                 char what[128];
-                snprintf(what, sizeof(what), "The kernel refused to create a device with '%s'", buf);
+                if (buf[0])
+                        snprintf(what, sizeof(what), "The kernel refused to create a device with '%s'", buf);
+                else
+                        snprintf(what, sizeof(what), "Cannot choose an id for the new device");
                 reply_errno(m, r, what);
                 return;
         }
@@ -226,7 +253,7 @@ static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allow
 
         /* The answer names exactly the device this request created. */
         snprintf(name, sizeof(name), "sbd%" PRIu32, id);
-        r = waiter_add(d, m, name, false);
+        r = waiter_add(d, m, name, false, uid);
         if (r < 0) {
                 reply_errno(m, r, "Cannot wait for the new device");
                 return;
@@ -275,17 +302,21 @@ static int parse_add_options(sd_bus_message *m, struct add_request *req, sd_bus_
 /* What can be told without the kernel: the size as new_device takes it
  * (max_size from the loaded module), an id that is not taken. */
 static int check_add_request(struct daemon *d, const struct add_request *req, sd_bus_error *error) {
-        char buf[ATTR_VALUE_MAX + 1], name[32];
-        uint64_t max_size = 0;
+        char name[32];
+        uint64_t max_size, max_total;
         int r;
 
-        if (sysfs_read_at(AT_FDCWD, SYSFS_MODULE_DIR "/parameters/max_size", buf) >= 0)
-                (void) attr_parse_u64(buf, &max_size);
+        module_size_limits(&max_size, &max_total);
         r = add_size_check(req->size, max_size);
         if (r == -ERANGE)
                 return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
                                          "Size %" PRIu64 " is over the module's max_size of %" PRIu64 " bytes.",
                                          req->size, max_size);
+        /* a disk larger than the memory budget could never be filled */
+        if (r >= 0 && max_total > 0 && req->size > max_total)
+                return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
+                                         "Size %" PRIu64 " is over the module's memory budget (max_total) of %" PRIu64
+                                         " bytes.", req->size, max_total);
         if (r < 0)
                 return sd_bus_error_setf(error, SBD_ERROR_INVALID_VALUE,
                                          "Size %" PRIu64 " is not a positive multiple of 512 bytes.", req->size);
@@ -312,7 +343,7 @@ static int method_add_device(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = check_add_request(d, req, error);
         if (r < 0 || sd_bus_error_is_set(error))
                 return r;
-        if (!waiter_fits(d, m))
+        if (!waiter_may_fit(d, m))
                 return 1;
         snprintf(size, sizeof(size), "%" PRIu64, req->size);
         snprintf(id, sizeof(id), "%" PRIu32, req->id);
@@ -339,7 +370,7 @@ static void remove_request_free(void *p) {
 }
 
 static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int allowed,
-                                     const sd_bus_error *error, void *userdata) {
+                                     const sd_bus_error *error, uid_t uid, void *userdata) {
         const struct remove_request *rr = userdata;
         struct sbd_object *o, *driver = first_driver(d);
         int r;
@@ -361,7 +392,7 @@ static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int al
                 (void) sd_bus_reply_method_errorf(m, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
                 return;
         }
-        if (!waiter_fits(d, m))
+        if (!waiter_fits(d, m, uid))
                 return;
         r = sysfs_write_at(driver->dirfd, "delete_device", o->name, strlen(o->name));
         if (r < 0) {
@@ -371,7 +402,7 @@ static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int al
                 return;
         }
         log_info("Deleted %s.", o->name);
-        r = waiter_add(d, m, o->name, true);
+        r = waiter_add(d, m, o->name, true, uid);
         if (r < 0) {
                 reply_errno(m, r, "Cannot wait for the device to go");
                 return;
@@ -401,7 +432,7 @@ static int method_remove_device(sd_bus_message *m, void *userdata, sd_bus_error 
         o = hashmap_get(&d->objects[OBJECT_DEVICE].by_path, path);
         if (!o)
                 return sd_bus_error_setf(error, SBD_ERROR_DEVICE_GONE, "No device %s.", path);
-        if (!waiter_fits(d, m))
+        if (!waiter_may_fit(d, m))
                 return 1;
         rr = calloc(1, sizeof(*rr));
         if (!rr || !(rr->path = strdup(path))) {

@@ -40,6 +40,16 @@ static int module_state(struct daemon *d, char **ret) {
         return *ret ? 0 : -ENOMEM;
 }
 
+void module_size_limits(uint64_t *ret_max_size, uint64_t *ret_max_total) {
+        char buf[ATTR_VALUE_MAX + 1];
+
+        *ret_max_size = *ret_max_total = 0;
+        if (sysfs_read_at(AT_FDCWD, SYSFS_MODULE_DIR "/parameters/max_size", buf) >= 0)
+                (void) attr_parse_u64(buf, ret_max_size);
+        if (sysfs_read_at(AT_FDCWD, SYSFS_MODULE_DIR "/parameters/max_total", buf) >= 0)
+                (void) attr_parse_u64(buf, ret_max_total);
+}
+
 bool module_driver_present(void) {
         return access(SYSFS_DRIVERS_DIR "/" SBD_MODULE_NAME, F_OK) >= 0;
 }
@@ -357,7 +367,7 @@ static int property_get_name(sd_bus *bus, const char *path, const char *interfac
 }
 
 static void load_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
-                            void *userdata) {
+                            uid_t uid, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         char **params = userdata;
 
@@ -457,6 +467,27 @@ static int load_read_params(struct daemon *d, sd_bus_message *m, struct config *
         return r;
 }
 
+/* Whether the module is live with each of params ("key=value") as it
+ * shows it now: then Load has nothing to do. */
+static bool module_live_with(struct daemon *d, char **params) {
+        _cleanup_free_ char *state = NULL;
+        _cleanup_strv_free_ char **current = NULL;
+
+        if (module_state(d, &state) < 0 || !streq(state, "live") || module_params(&current) < 0)
+                return false;
+        for (char **p = params; p && *p; p++) {
+                size_t klen = strcspn(*p, "=");
+                bool same = false;
+
+                for (char **c = current; c[0] && c[1] && !same; c += 2)
+                        same = strlen(c[0]) == klen && strncmp(c[0], *p, klen) == 0 &&
+                               (*p)[klen] == '=' && streq(c[1], *p + klen + 1);
+                if (!same)
+                        return false;
+        }
+        return true;
+}
+
 static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
         struct daemon *d = userdata;
         _cleanup_(config_done) struct config params = {};
@@ -472,6 +503,9 @@ static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                 if (r < 0)
                         return r;
         }
+        /* Nothing to do: answered without asking anybody. */
+        if (module_live_with(d, params.params))
+                return sd_bus_reply_method_return(m, NULL);
         r = config_params_string(params.params, &flat);
         if (r < 0)
                 return r;
@@ -486,7 +520,7 @@ static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 }
 
 static void unload_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
-                              void *userdata) {
+                              uid_t uid, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 
         if (allowed <= 0) {
@@ -502,6 +536,15 @@ static void unload_authorized(struct daemon *d, sd_bus_message *m, int allowed, 
 }
 
 static int method_unload(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        _cleanup_free_ char *state = NULL;
+        int r;
+
+        r = module_state(userdata, &state);
+        if (r < 0)
+                return r;
+        /* Nothing to unload: the answer needs no polkit. */
+        if (streq(state, "unloaded"))
+                return sd_bus_error_set(error, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
         const char *details[] = {
                 "polkit.message", AUTH_MESSAGE "unload the kernel module $(module), deleting its simple block devices "
                                                "and the data on them.",

@@ -39,7 +39,7 @@ static void set_request_free(void *p) {
 }
 
 static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
-                           const sd_bus_error *error, void *userdata) {
+                           const sd_bus_error *error, uid_t uid, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         struct set_request *s = userdata;
         const struct attr_def *def;
@@ -165,13 +165,30 @@ static int set_value(sd_bus_message *m, const struct attr_def *def, char **ret, 
         return 1;
 }
 
+/* The module's rules for what it knows (validate.h), before polkit: a
+ * value the kernel would refuse never prompts. The kernel stays the
+ * judge of what passes. Fills ret_error and returns 0 when refused. */
+static int check_rules(const struct sbd_object *o, const struct attr_def *def, const char *value,
+                       sd_bus_error *ret_error) {
+        uint64_t max_size = 0, max_total = 0;
+        char why[256];
+
+        if (o->kind != OBJECT_DEVICE)
+                return 1;
+        if (streq(def->file, "size"))
+                module_size_limits(&max_size, &max_total);
+        if (device_attr_check(def->file, value, max_size, max_total, why, sizeof(why)) < 0)
+                return sd_bus_error_set(ret_error, SBD_ERROR_INVALID_VALUE, why);
+        return 1;
+}
+
 int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         struct daemon *d = userdata;
         struct set_request *s;
         const struct attr_def *def;
         const struct attr_value *v;
         const char *iface, *property;
-        _cleanup_free_ char *value = NULL;
+        _cleanup_free_ char *value = NULL, *shown = NULL;
         struct sbd_object *o;
         int idx, r;
 
@@ -203,9 +220,15 @@ int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         r = set_value(m, def, &value, ret_error);
         if (r <= 0)
                 return r;
+        r = check_rules(o, def, value, ret_error);
+        if (r <= 0)
+                return r;
         /* Nothing would change: answer at once, without polkit (as
-         * hostnamed does). Live attributes have no cache to compare. */
-        if (!(def->flags & ATTR_LIVE) && v->text && attr_value_equal(def->type, v->text, value)) {
+         * hostnamed does). Live attributes have no cache to compare; and
+         * while the caller's earlier requests wait, the cache may not be
+         * what they leave behind (Set 1, Set 0 must end as 0). */
+        if (!(def->flags & ATTR_LIVE) && v->text && attr_value_equal(def->type, v->text, value) &&
+            !auth_pending_of(d, sd_bus_message_get_sender(m))) {
                 r = sd_bus_reply_method_return(m, NULL);
                 return r < 0 ? r : 1;
         }
@@ -223,8 +246,16 @@ int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
                 set_request_free(s);
                 return -ENOMEM;
         }
+        /* The caller's text, made harmless for the dialog: printable,
+         * escaped, short (a 4 KiB value with newlines could pose as
+         * other text there). */
+        shown = text_for_dialog(s->value);
+        if (!shown) {
+                set_request_free(s);
+                return -ENOMEM;
+        }
         const char *details[] = {
-                "device", o->name, "attribute", def->file, "value", s->value,
+                "device", o->name, "attribute", def->file, "value", shown,
                 "destructive", attr_destructive(o->kind, def->file) ? "true" : "false", NULL
         };
         r = authorize_async(d, m, ACTION_SET_ATTRIBUTE, details, set_authorized, s, set_request_free);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,4 +124,80 @@ int text_make_utf8(const char *s, char **ret) {
         *o = '\0';
         *ret = out;
         return 1;
+}
+
+static bool label_char_valid(char c) {
+        return c >= 0x20 && c < 0x7f; /* the module's isascii() && isprint() */
+}
+
+static int size_check(const char *text, uint64_t max_size, uint64_t max_total, char *why, size_t size) {
+        uint64_t v;
+
+        if (attr_parse_u64(text, &v) < 0 || v == 0 || v % 512 != 0)
+                snprintf(why, size, "Size takes a positive multiple of 512 bytes.");
+        else if (max_size > 0 && v > max_size)
+                snprintf(why, size, "Size %" PRIu64 " is over the module's max_size of %" PRIu64 " bytes.", v,
+                         max_size);
+        else if (max_total > 0 && v > max_total)
+                snprintf(why, size, "Size %" PRIu64 " is over the module's memory budget (max_total) of %" PRIu64
+                         " bytes.", v, max_total);
+        else
+                return 0;
+        return -EINVAL;
+}
+
+static int label_check(const char *text, char *why, size_t size) {
+        size_t n = strlen(text);
+
+        if (n < 1 || n > LABEL_MAX) {
+                snprintf(why, size, "Label takes 1 to %u characters, not %zu.", LABEL_MAX, n);
+                return -EINVAL;
+        }
+        for (const char *p = text; *p; p++)
+                if (!label_char_valid(*p)) {
+                        snprintf(why, size, "Label takes printable ASCII characters only (no newline, tab or "
+                                 "control character, nothing beyond ASCII).");
+                        return -EINVAL;
+                }
+        return 0;
+}
+
+int device_attr_check(const char *file, const char *text, uint64_t max_size, uint64_t max_total, char *why,
+                      size_t size) {
+        if (streq(file, "size"))
+                return size_check(text, max_size, max_total, why, size);
+        if (streq(file, "label"))
+                return label_check(text, why, size);
+        return 0;
+}
+
+char *text_for_dialog(const char *s) {
+        size_t n = 0;
+        char *out = malloc(DIALOG_TEXT_MAX + sizeof("\\xff..."));
+
+        if (!out)
+                return NULL;
+        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
+                char esc[5];
+                size_t len;
+
+                if (*p == '\\')
+                        len = (size_t) snprintf(esc, sizeof(esc), "\\\\");
+                else if (*p == '\n')
+                        len = (size_t) snprintf(esc, sizeof(esc), "\\n");
+                else if (*p == '\t')
+                        len = (size_t) snprintf(esc, sizeof(esc), "\\t");
+                else if (*p < 0x20 || *p >= 0x7f)
+                        len = (size_t) snprintf(esc, sizeof(esc), "\\x%02x", *p);
+                else
+                        len = (size_t) snprintf(esc, sizeof(esc), "%c", *p);
+                if (n + len > DIALOG_TEXT_MAX) {
+                        memcpy(out + n, "...", 4);
+                        return out;
+                }
+                memcpy(out + n, esc, len);
+                n += len;
+        }
+        out[n] = '\0';
+        return out;
 }

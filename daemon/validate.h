@@ -51,6 +51,25 @@ bool attr_value_equal(char type, const char *cached, const char *text);
  * most max_size (0: unknown). -EINVAL or -ERANGE (over max_size). */
 int add_size_check(uint64_t size, uint64_t max_size);
 
+/* A label: 1 to this many printable ASCII characters (the module's
+ * SBD_LABEL_MAX). */
+#define LABEL_MAX 31u
+
+/* The module's own rules for a value about to be written to a device
+ * attribute, checked before polkit so that a value the kernel refuses
+ * never prompts: size a positive multiple of 512, at most max_size and
+ * max_total (each 0: unknown); label 1 to LABEL_MAX printable ASCII
+ * characters. Other attributes have no rules here (the kernel judges).
+ * 0, or -EINVAL with the rule broken in why. */
+int device_attr_check(const char *file, const char *text, uint64_t max_size, uint64_t max_total, char *why,
+                      size_t size);
+
+/* A caller's text as shown to polkit (details and dialogs): printable
+ * ASCII only, with \\, \n, \t and \xNN escapes, at most
+ * DIALOG_TEXT_MAX characters and then "...". NULL: out of memory. */
+#define DIALOG_TEXT_MAX 64
+char *text_for_dialog(const char *s);
+
 /* Attribute text for a D-Bus string: sd-bus refuses a string that is not
  * valid UTF-8, and one such value would fail a whole GetAll or
  * GetManagedObjects. Returns 0 when s is valid as it is (*ret untouched),

@@ -6,6 +6,7 @@ non-UTF-8 attributes cannot mislead the tree, and a request acts on the
 kobject it was asked about. Each case changes nothing it should not."""
 
 import os
+import shutil
 
 import sbdtest
 from sbdtest import (DEVICE_IFACE, ERR, MANAGER_IFACE, MODULE, MODULE_IFACE, NOBODY, ROOT, GLib,
@@ -15,6 +16,9 @@ P0 = device_path(0)
 PROPS = 'org.freedesktop.DBus.Properties'
 INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
 LIMITS = 'org.freedesktop.DBus.Error.LimitsExceeded'
+# other unprivileged users: base-passwd's fixed system users (dbus-daemon
+# refuses a connection whose uid has no passwd entry)
+USERS = (NOBODY, 1, 2, 3, 5, 6, 7, 8, 9)
 
 
 def set_expr(prop, vtype, value):
@@ -58,6 +62,75 @@ class Validation(sbdtest.SbdTestCase):
         self.assertEqual(self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
                          .__len__(), 1)
         self.assertEqual(self.label(), 'sbd0\n')
+
+    def checks(self):
+        return self.polkit_obj.GetMethodCalls('CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+
+    def test_set_checked_before_polkit(self):
+        # issue 19: values the module refuses went to polkit (a password
+        # asked for nothing); now each rule is checked first
+        self.start_polkit(allowed=[])
+        self.testbed.write('/sys/module/sbd/parameters/max_total', '536870912\n', 0o444)
+        for prop, vtype, value, rule in (
+                ('Size', 't', 1000, 'positive multiple of 512'), ('Size', 't', 0, 'positive multiple of 512'),
+                ('Size', 't', 2 << 30, "max_size of 1073741824 bytes"),
+                ('Size', 't', 768 << 20, 'memory budget (max_total) of 536870912 bytes'),
+                ('Label', 's', 'x' * 32, '1 to 31 characters, not 32'), ('Label', 's', 'two\nlines', 'printable ASCII'),
+                ('Label', 's', 'tab\there', 'printable ASCII'), ('Label', 's', 'caf\u00e9', 'printable ASCII')):
+            err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr(prop, vtype, value))
+            self.assertEqual(err, ERR + 'InvalidValue', '%s=%r: %s' % (prop, value, msg))
+            self.assertIn(rule, msg)
+            # root gets the same answer: there is nothing to write
+            self.assertDBusError(ERR + 'InvalidValue', self.set, P0, DEVICE_IFACE, prop, GLib.Variant(vtype, value))
+        self.assertEqual(self.checks(), [])
+        self.assertEqual(self.label(), 'sbd0\n')
+        self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'size')), '%d\n' % (16 << 20))
+        # what passes still goes to polkit, and on to the kernel
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', '~' * 31))
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Size', 't', 512 << 20))
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.assertEqual(len(self.checks()), 2)
+
+    def test_dialog_shows_a_harmless_copy(self):
+        # 4 KiB of text with newlines could pose as other text in the dialog
+        self.start_polkit(allowed=[])
+        raw = 'Authentication is required\n' * 150
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', raw))
+        self.assertEqual(err, ERR + 'InvalidValue', msg)
+        self.assertEqual(self.checks(), [])
+        # an attribute with no rules of sbdd's goes to polkit: shortened, escaped
+        for value, want in ((raw, 'Authentication is required\\nAuthentication is required\\nAuthenti...'),
+                            ('a\u00e9\x1b[31m\\', 'a\\xc3\\xa9\\x1b[31m\\\\')):
+            err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('PowerControl', 's', value))
+            self.assertEqual(err, ERR + 'NotAuthorized', msg)
+            shown = dict(self.checks()[-1][1][2])['value']
+            self.assertEqual(shown, want)
+            self.assertRegex(shown, r'^[\x20-\x7e]{1,67}$')
+        self.assertEqual(len(self.checks()), 2)
+
+    def load_as_nobody(self, params):
+        return self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', "GLib.Variant('(a{ss})', (%r,))" % (params,))
+
+    def test_load_unload_with_nothing_to_do_ask_nobody(self):
+        self.start_polkit(allowed=[])
+        # live, with the parameters asked for (none: the configured ones)
+        for params in ({}, {'ndevices': '1'}, {'ndevices': '1', 'max_size': '1073741824'}):
+            err, msg = self.load_as_nobody(params)
+            self.assertIsNone(err, '%r: %s' % (params, msg))
+        self.assertEqual(self.checks(), [])
+        # other parameters are a request polkit decides
+        err, msg = self.load_as_nobody({'ndevices': '2'})
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.assertEqual(len(self.checks()), 1)
+        # not loaded: Unload answers at once, Load asks
+        shutil.rmtree(self.testbed.real('/sys/module/sbd'))
+        err, msg = self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Unload', None)
+        self.assertEqual(err, ERR + 'ModuleNotLoaded', msg)
+        self.assertEqual(len(self.checks()), 1)
+        err, msg = self.load_as_nobody({})
+        self.assertEqual(err, ERR + 'NotAuthorized', msg)
+        self.assertEqual(len(self.checks()), 2)
 
     def test_method_signatures_exact(self):
         for path, iface, method, args in (
@@ -255,42 +328,101 @@ class Limits(sbdtest.SbdTestCase):
         self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
                                                             dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 8)
 
+    def checks(self, method='CheckAuthorization'):
+        return len(self.polkit_obj.GetMethodCalls(method, dbus_interface=sbdtest.dbusmock.MOCK_IFACE))
+
+    @staticmethod
+    def set_label(conn, i, value=None):
+        return {'conn': conn, 'tag': 'set %d %d' % (conn, i), 'path': P0, 'iface': PROPS, 'method': 'Set',
+                'args': set_expr('Label', 's', value or 'c%dr%d' % (conn, i))}
+
     def test_authorizations_in_flight_bounded_in_all(self):
         self.start_polkit(allowed=['org.sbd.sbd1.set-attribute', 'org.sbd.sbd1.manage-devices'])
         self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
-        many = sbdtest.CallMany(self, NOBODY)
-
-        def set_label(conn, i):
-            return {'conn': conn, 'tag': 'set %d %d' % (conn, i), 'path': P0, 'iface': PROPS, 'method': 'Set',
-                    'args': set_expr('Label', 's', 'c%dr%d' % (conn, i))}
-        # 8 callers with 8 each: 64, every one of them waiting for polkit
-        many.send([set_label(conn, i) for conn in range(8) for i in range(8)])
-        self.wait_for(lambda: len(self.polkit_obj.GetMethodCalls(
-            'CheckAuthorization', dbus_interface=sbdtest.dbusmock.MOCK_IFACE)) == 64, timeout=30,
-            message='64 checks reached polkit')
-        # a 9th caller, with nothing of its own in flight, is refused at
+        # 8 users with 8 each: 64, every one of them waiting for polkit
+        users = [sbdtest.CallMany(self, uid) for uid in USERS]
+        for u in range(8):
+            users[u].send([self.set_label(u, i) for i in range(8)])
+        self.wait_for(lambda: self.checks() == 64, timeout=30, message='64 checks reached polkit')
+        # a 9th user, with nothing of its own in flight, is refused at
         # once: the total is full (an action polkit would answer at once
         # is refused the same)
-        many.send([set_label(8, i) for i in range(2)] + [
+        users[8].send([self.set_label(8, i) for i in range(2)] + [
             {'conn': 8, 'tag': 'add', 'path': ROOT, 'iface': MANAGER_IFACE, 'method': 'AddDevice',
              'args': "GLib.Variant('(ta{sv})', (1048576, {}))"}])
-        refused = many.answers(3)
+        refused = users[8].answers(3)
         self.assertEqual(sorted(a['tag'] for a in refused), ['add', 'set 8 0', 'set 8 1'])
         for a in refused:
             self.assertEqual(a['error'], LIMITS, a)
-            self.assertIn('(64 in all, 8 per caller)', a['message'])
+            self.assertIn('(64 in all, 8 per user)', a['message'])
+        # root is never refused: it needs no polkit
+        self.set(P0, DEVICE_IFACE, 'ReadOnly', GLib.Variant('b', True))
+        self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'read_only')), '1')
         # once polkit answers, the 64 are carried out
         self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
-        many.p.stdin.close()
-        accepted = many.answers(64)
-        self.assertEqual([a for a in accepted if a['error'] is not None], [])
-        # and nothing refused was: no device, no label of the 9th caller,
+        for u in range(8):
+            users[u].p.stdin.close()
+            self.assertEqual([a for a in users[u].answers(8) if a['error'] is not None], [])
+        # and nothing refused was: no device, no label of the 9th user,
         # polkit never asked about it
         self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
         self.assertRegex(self.testbed.read(self.testbed.device_attr(0, 'label')), r'^c[0-7]r[0-7]$')
         self.assertNotIn("'c8r", self.daemon_output())
-        self.assertEqual(len(self.polkit_obj.GetMethodCalls('CheckAuthorization',
-                                                            dbus_interface=sbdtest.dbusmock.MOCK_IFACE)), 64)
+        self.assertEqual(self.checks(), 64)
+
+    def test_one_user_cannot_starve_others(self):
+        # issue 19: the caps counted per connection, before the uid was
+        # known, so one user's connections filled the total and root's
+        # writes were refused with the rest
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'])
+        self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        flood = sbdtest.CallMany(self, NOBODY)
+        flood.send([self.set_label(conn, i) for conn in range(9) for i in range(8)])
+        # 8 per user reach polkit, the other 64 are refused
+        refused = flood.answers(64)
+        self.assertEqual({a['error'] for a in refused}, {LIMITS}, refused[:3])
+        self.assertIn('8 per user', refused[0]['message'])
+        self.wait_for(lambda: self.checks() == 8, message='8 checks reached polkit')
+        # root, on one connection with many writes at once, is never refused
+        root = sbdtest.CallMany(self)
+        root.send([{'conn': 0, 'tag': 'root %d' % i, 'path': P0, 'iface': PROPS, 'method': 'Set',
+                    'args': set_expr('ReadOnly', 'b', i % 2 == 0)} for i in range(12)])
+        self.assertEqual([a for a in root.answers(12) if a['error'] is not None], [])
+        self.assertEqual(self.testbed.read(self.testbed.device_attr(0, 'read_only')), '0')
+        # another user still reaches polkit
+        other = sbdtest.CallMany(self, USERS[1])
+        other.send([self.set_label(0, i, 'other%d' % i) for i in range(2)])
+        self.wait_for(lambda: self.checks() == 10, message="the other user's checks reached polkit")
+        self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        other.p.stdin.close()
+        self.assertEqual([a for a in other.answers(2) if a['error'] is not None], [])
+        flood.p.stdin.close()
+        self.assertEqual([a for a in flood.answers(8) if a['error'] is not None], [])
+
+    def test_disconnected_caller_frees_its_places(self):
+        # the template with CancelCheckAuthorization, to see the cancels
+        self.start_polkit(allowed=['org.sbd.sbd1.set-attribute'],
+                          template=os.path.join(sbdtest.HERE, 'polkitd_challenge.py'))
+        self.polkit_obj.SimulateHangActions(['org.sbd.sbd1.set-attribute'], dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        gone = sbdtest.CallMany(self, NOBODY)
+        gone.send([self.set_label(0, i, 'gone%d' % i) for i in range(8)])
+        self.wait_for(lambda: self.checks() == 8, message='8 checks reached polkit')
+        # the user's 8 places are taken, on any connection
+        err, msg = self.call_as(NOBODY, P0, PROPS, 'Set', set_expr('Label', 's', 'refused'))
+        self.assertEqual(err, LIMITS, msg)
+        # the caller leaves the bus: its checks are cancelled at once
+        gone.close()
+        self.wait_for(lambda: self.checks('CancelCheckAuthorization') == 8, message='8 checks cancelled')
+        # and its places are free again, long before polkit would time out
+        again = sbdtest.CallMany(self, NOBODY)
+        again.send([self.set_label(0, i, 'again%d' % i) for i in range(8)])
+        self.wait_for(lambda: self.checks() == 16, message='the new 8 checks reached polkit')
+        self.polkit_obj.ReleaseHangingCalls(dbus_interface=sbdtest.dbusmock.MOCK_IFACE)
+        again.p.stdin.close()
+        self.assertEqual([a for a in again.answers(8) if a['error'] is not None], [])
+        # the late answers about the ones that left changed nothing
+        self.assertRegex(self.testbed.read(self.testbed.device_attr(0, 'label')), r'^again[0-7]$')
+        self.assertNotIn("'gone", self.daemon_output())
 
     def test_get_managed_objects_beyond_message_size(self):
         self.stop_sbdd()
@@ -309,8 +441,8 @@ class Limits(sbdtest.SbdTestCase):
 
 
 class Waiters(sbdtest.SbdTestCase):
-    """AddDevice and RemoveDevice wait for the kernel's uevent; root's
-    requests (no polkit) are the ones that can pile up there."""
+    """AddDevice and RemoveDevice wait for the kernel's uevent: 8 per user
+    and 64 in all may wait there, root's never count."""
     ndevices = 1
 
     @staticmethod
@@ -322,36 +454,49 @@ class Waiters(sbdtest.SbdTestCase):
         return self.daemon_output().count('Created a device with')
 
     def test_device_waiters_bounded(self):
-        many = sbdtest.CallMany(self)
-        # one caller: 8 wait for their device, a 9th is refused
-        many.send([self.add(0, n) for n in range(1, 9)])
-        self.wait_for(lambda: self.created() == 8, message='8 writes to new_device')
-        many.send([self.add(0, 65)])
-        [a] = many.answers(1)
-        self.assertEqual((a['tag'], a['error']), ('add 65', LIMITS), a)
-        self.assertIn('waiting for devices', a['message'])
-        # 8 callers with 8 each: 64 in all, and a 9th caller with none
-        # of its own waiting is refused, AddDevice and RemoveDevice alike
-        many.send([self.add(conn, 1 + 8 * conn + i) for conn in range(1, 8) for i in range(8)])
-        self.wait_for(lambda: self.created() == 64, message='64 writes to new_device')
-        many.send([self.add(8, 66), {'conn': 8, 'tag': 'remove', 'path': ROOT, 'iface': MANAGER_IFACE,
-                                     'method': 'RemoveDevice', 'args': "GLib.Variant('(oa{sv})', ('%s', {}))" % P0}])
-        refused = many.answers(2)
-        self.assertEqual(sorted(a['tag'] for a in refused), ['add 66', 'remove'])
+        self.start_polkit(allowed=['org.sbd.sbd1.manage-devices'])
+        # root: 9 on one connection, none refused (no limit refuses root)
+        root = sbdtest.CallMany(self)
+        root.send([self.add(0, n) for n in range(1, 10)])
+        self.wait_for(lambda: self.created() == 9, message="root's 9 writes to new_device")
+        # one user: 8 wait for their device, a 9th is refused, also from
+        # another connection of the same user
+        users = [sbdtest.CallMany(self, uid) for uid in USERS]
+        users[0].send([self.add(0, n) for n in range(10, 18)])
+        self.wait_for(lambda: self.created() == 17, message="the user's 8 writes to new_device")
+        users[0].send([self.add(1, 100)])
+        [a] = users[0].answers(1)
+        self.assertEqual((a['tag'], a['error']), ('add 100', LIMITS), a)
+        self.assertIn('waiting for devices (at most 64 in all, 8 per user)', a['message'])
+        # 8 users with 8 each: 64 in all, and a 9th user with none of
+        # its own waiting is refused, AddDevice and RemoveDevice alike
+        for u in range(1, 8):
+            users[u].send([self.add(0, 18 + 8 * (u - 1) + i) for i in range(8)])
+        self.wait_for(lambda: self.created() == 73, message='64 writes of users to new_device')
+        users[8].send([self.add(0, 101), {'conn': 0, 'tag': 'remove', 'path': ROOT, 'iface': MANAGER_IFACE,
+                                          'method': 'RemoveDevice', 'args': "GLib.Variant('(oa{sv})', ('%s', {}))" % P0}])
+        refused = users[8].answers(2)
+        self.assertEqual(sorted(a['tag'] for a in refused), ['add 101', 'remove'])
         for a in refused:
             self.assertEqual(a['error'], LIMITS, a)
             self.assertIn('waiting for devices', a['message'])
-        # the kernel makes the 64 devices: each request is answered
-        for n in range(1, 65):
+        # root still is not
+        root.send([self.add(0, 102)])
+        self.wait_for(lambda: self.created() == 74, message="root's 10th write to new_device")
+        # the kernel makes the devices: each request is answered
+        for n in list(range(1, 74)) + [102]:
             self.testbed.add_device(n, size=1048576)
-        many.p.stdin.close()
-        self.assertEqual([a for a in many.answers(64) if a['error'] is not None], [])
+        root.p.stdin.close()
+        self.assertEqual([a for a in root.answers(10) if a['error'] is not None], [])
+        for u in range(8):
+            users[u].p.stdin.close()
+            self.assertEqual([a for a in users[u].answers(8) if a['error'] is not None], [])
         # and the refused ones were never written
-        self.assertEqual(self.created(), 64)
-        for n in (65, 66):
+        self.assertEqual(self.created(), 74)
+        for n in (100, 101):
             self.assertNotIn("'1048576 %d'" % n, self.daemon_output())
         self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/delete_device'), '')
-        self.assertEqual(len(self.get(ROOT, MANAGER_IFACE, 'Devices')), 65)
+        self.assertEqual(len(self.get(ROOT, MANAGER_IFACE, 'Devices')), 75)
 
 
 class Polkit(sbdtest.SbdTestCase):
@@ -369,6 +514,8 @@ class Polkit(sbdtest.SbdTestCase):
                      "GLib.Variant('(ta{sv})', (%d, {'id': GLib.Variant('u', 7)}))" % (8 << 20))
         self.call_as(NOBODY, ROOT, MANAGER_IFACE, 'RemoveDevice', "GLib.Variant('(oa{sv})', ('%s', {}))" % P0)
         self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', "GLib.Variant('(a{ss})', ({'size': '32M', 'ndevices': '2'},))")
+        # (Load of the live module with its own parameters asks nobody:
+        # Validation.test_load_unload_with_nothing_to_do_ask_nobody)
         self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Load', "GLib.Variant('(a{ss})', ({},))")
         self.call_as(NOBODY, MODULE, MODULE_IFACE, 'Unload', None)
         calls = [(c[1][1], dict(c[1][2])) for c in self.checks()]
@@ -393,9 +540,6 @@ class Polkit(sbdtest.SbdTestCase):
             ('org.sbd.sbd1.manage-module', {
                 'module': 'sbd', 'parameters': 'size=32M ndevices=2',
                 'polkit.message': msg + 'load the kernel module $(module) with the parameters $(parameters).'}),
-            ('org.sbd.sbd1.manage-module', {
-                'module': 'sbd', 'parameters': '',
-                'polkit.message': msg + 'load the kernel module $(module).'}),
             ('org.sbd.sbd1.manage-module', {
                 'module': 'sbd', 'destructive': 'true',
                 'polkit.message': msg + 'unload the kernel module $(module), deleting its simple block devices '

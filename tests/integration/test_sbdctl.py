@@ -299,9 +299,13 @@ class Write(SbdctlTestCase):
 
     def test_set_refused_by_the_kernel(self):
         self.refuse_like_kernel(0, 'size')
-        _, err = self.sbdctl('set', 'sbd0', 'size', '5000', status=1)
-        self.assertTrue(err.startswith("sbdctl: Failed to set Size of sbd0 to '5000': "), err)
+        # (5120: 5000 is refused by sbdd itself, below)
+        _, err = self.sbdctl('set', 'sbd0', 'size', '5120', status=1)
+        self.assertTrue(err.startswith("sbdctl: Failed to set Size of sbd0 to '5120': "), err)
         self.assertIn('Invalid argument', err)
+        self.assertTrue(err.endswith('(org.sbd.Sbd1.Error.InvalidValue)\n'), err)
+        _, err = self.sbdctl('set', 'sbd0', 'size', '5000', status=1)
+        self.assertIn('Size takes a positive multiple of 512 bytes.', err)
         self.assertTrue(err.endswith('(org.sbd.Sbd1.Error.InvalidValue)\n'), err)
         self.refuse_like_kernel(0, 'label', '/dev/full')
         _, err = self.sbdctl('set', 'sbd0', 'label', 'x', status=1)

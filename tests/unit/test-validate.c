@@ -110,11 +110,68 @@ static void test_utf8(void) {
         free(s);
 }
 
+static void test_device_attr(void) {
+        char why[256], label[40];
+
+        CHECK(device_attr_check("size", "1048576", 1 << 30, 0, why, sizeof(why)) == 0);
+        CHECK(device_attr_check("size", "1000", 0, 0, why, sizeof(why)) == -EINVAL);
+        CHECK(strstr(why, "multiple of 512") != NULL);
+        CHECK(device_attr_check("size", "0", 0, 0, why, sizeof(why)) == -EINVAL);
+        CHECK(device_attr_check("size", "2147483648", 1 << 30, 0, why, sizeof(why)) == -EINVAL);
+        CHECK(strstr(why, "max_size of 1073741824") != NULL);
+        CHECK(device_attr_check("size", "1073741824", 1 << 30, 1 << 29, why, sizeof(why)) == -EINVAL);
+        CHECK(strstr(why, "max_total") != NULL);
+        CHECK(device_attr_check("size", "1073741824", 0, 0, why, sizeof(why)) == 0);
+
+        memset(label, 'x', sizeof(label));
+        label[LABEL_MAX] = '\0';
+        CHECK(device_attr_check("label", label, 0, 0, why, sizeof(why)) == 0);
+        label[LABEL_MAX] = 'x';
+        label[LABEL_MAX + 1] = '\0';
+        CHECK(device_attr_check("label", label, 0, 0, why, sizeof(why)) == -EINVAL);
+        CHECK(device_attr_check("label", "", 0, 0, why, sizeof(why)) == -EINVAL);
+        CHECK(device_attr_check("label", " ~", 0, 0, why, sizeof(why)) == 0);
+        CHECK(device_attr_check("label", "a\nb", 0, 0, why, sizeof(why)) == -EINVAL);
+        CHECK(device_attr_check("label", "a\tb", 0, 0, why, sizeof(why)) == -EINVAL);
+        CHECK(device_attr_check("label", "caf\xc3\xa9", 0, 0, why, sizeof(why)) == -EINVAL);
+        CHECK(device_attr_check("label", "\x7f", 0, 0, why, sizeof(why)) == -EINVAL);
+        /* no rules of sbdd's: the kernel judges */
+        CHECK(device_attr_check("power/control", "a\nb", 0, 0, why, sizeof(why)) == 0);
+}
+
+static void test_dialog_text(void) {
+        char big[4096];
+        char *s;
+
+        s = text_for_dialog("plain text");
+        CHECK_STREQ(s, "plain text");
+        free(s);
+        s = text_for_dialog("a\nb\tc\\d\x1b\xc3\xa9");
+        CHECK_STREQ(s, "a\\nb\\tc\\\\d\\x1b\\xc3\\xa9");
+        free(s);
+        memset(big, 'y', sizeof(big) - 1);
+        big[sizeof(big) - 1] = '\0';
+        s = text_for_dialog(big);
+        CHECK(s && strlen(s) == DIALOG_TEXT_MAX + 3 && strcmp(s + DIALOG_TEXT_MAX, "...") == 0);
+        free(s);
+        /* an escape is never cut in two */
+        memset(big, 'y', DIALOG_TEXT_MAX - 2);
+        strcpy(big + DIALOG_TEXT_MAX - 2, "\x01zzz");
+        s = text_for_dialog(big);
+        CHECK(s && strlen(s) == DIALOG_TEXT_MAX - 2 + 3 && strstr(s, "\\x") == NULL);
+        free(s);
+        s = text_for_dialog("");
+        CHECK_STREQ(s, "");
+        free(s);
+}
+
 int main(void) {
         test_params();
         test_config_params_bounded();
         test_equal();
         test_add_size();
         test_utf8();
+        test_device_attr();
+        test_dialog_text();
         return check_finish("test-validate");
 }

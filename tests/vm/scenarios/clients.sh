@@ -116,7 +116,7 @@ if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	log "exit status $rc: $out"
 	assert_eq 1 "$rc" "sbd-manager's exit status (1: an action was refused)"
 	assert_ok grep -q '^{"action":"set sbd0:Label=from-gui","error":null}$' <<<"$out"
-	assert_ok grep -q '^{"action":"set sbd0:Size=1000","error":"Could not set Size of sbd0 to .1000.: the value is not valid (.*EINVAL.*)."}$' <<<"$out"
+	assert_ok grep -q '^{"action":"set sbd0:Size=1000","error":"Could not set Size of sbd0 to .1000.: the value is not valid (.*multiple of 512.*)."}$' <<<"$out"
 	assert_ok grep -q '"devices":\[{"name":"sbd0","label":"from-gui","size":"64M","read_only":true,"online":true}\]' <<<"$out"
 	assert_file_content "$D0/label" from-gui
 	assert_file_content "$D0/size" 67108864
