@@ -94,7 +94,7 @@ if grep -q "Writing 'zzzz" "$SBDD_LOG"; then fail "sbdd wrote a value of a page 
 # no rules for passes them on to the kernel, which refuses them itself.
 expect_refused "$E.InvalidValue" Label "<'${long:1}'>" label
 expect_refused "$E.InvalidValue" PowerControl "<'${long:1}'>" power/control
-assert_log "Writing 'z{4095}' to /sys/devices/system/sbd/sbd0/power/control failed: Invalid argument" "4095 bytes went to the kernel""
+assert_log "Writing 'z{4095}' to /sys/devices/system/sbd/sbd0/power/control failed: Invalid argument" "4095 bytes went to the kernel"
 
 step "wrong variant types"
 expect_refused "$E.InvalidValue" Size "<'abc'>" size
