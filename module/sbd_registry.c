@@ -61,8 +61,7 @@ static struct sbd_dev *sbd_find(u32 id)
 /*
  * Create a disk of @size bytes with id @id, or the lowest free id if @id is
  * negative.  The driver binds to it during device_add(), which adds the
- * gendisk; a failed probe, or none, fails the whole creation.  Returns the
- * id.
+ * gendisk; a failed probe fails the whole creation.  Returns the id.
  */
 int sbd_registry_create(u64 size, int id)
 {
@@ -107,14 +106,8 @@ int sbd_registry_create(u64 size, int id)
 	if (ret)
 		goto out_uncount;
 
-	/*
-	 * A failed probe answers its own error.  No probe at all means no
-	 * driver took the device: the bus's drivers_autoprobe is 0.  Such a
-	 * device would have no disk, and nobody asked for a device to bind by
-	 * hand: ENODEV, as while unloading, and nothing of it stays.
-	 */
 	if (sbd->probe_err || !sbd->disk) {
-		ret = sbd->probe_err ? sbd->probe_err : -ENODEV;
+		ret = sbd->probe_err ? sbd->probe_err : -ENOMEM;
 		WRITE_ONCE(sbd_count, sbd_count - 1);
 		device_unregister(&sbd->dev);
 		goto out_unlock;

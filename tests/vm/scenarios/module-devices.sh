@@ -117,19 +117,6 @@ done
 assert_file_content "$SBD_DRV/ndevices" 6
 assert_eq "sbd0 sbd1 sbd2 sbd3 sbd4 sbd5" "$(devices)" "devices"
 
-step "with drivers_autoprobe=0 new_device answers ENODEV and leaves nothing behind"
-# No driver binds a device added then, so it would have no disk.
-echo 0 >"$SBD_BUS/drivers_autoprobe"
-expect_write_errno "$SBD_DRV/new_device" "8M 9" ENODEV
-echo 1 >"$SBD_BUS/drivers_autoprobe"
-gone_fully sbd9
-assert_file_content "$SBD_DRV/ndevices" 6
-assert_eq "sbd0 sbd1 sbd2 sbd3 sbd4 sbd5" "$(devices)" "devices"
-attr_write "$SBD_DRV/new_device" "8M 9"
-exists_fully sbd9 $((8 * M))
-attr_write "$SBD_DRV/delete_device" sbd9
-gone_fully sbd9
-
 step "unload with six disks"
 sbd_module_unload
 assert_not_exists "$SBD_BUS"
