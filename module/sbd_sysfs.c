@@ -81,7 +81,7 @@ int sbd_parse_u64(const char *buf, size_t count, u64 *value)
 /*
  * @len bytes of a size, with an optional K, M, G or T suffix (powers of
  * 1024): a non-zero multiple of 512, at most SBD_SIZE_CAP.  Every failure
- * is -EINVAL, overflow included: contract.md names EINVAL for a size over
+ * is -EINVAL, overflow included: the API names EINVAL for a size over
  * the limit, and one past 64 bits is that.
  */
 static int sbd_parse_bytes_token(const char *s, size_t len, u64 *bytes)
