@@ -112,7 +112,8 @@ int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		   unsigned int offset, unsigned int len);
 int sbd_store_write(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		    unsigned int offset, unsigned int len, gfp_t gfp);
-void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len);
+void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len,
+		       bool unmap);
 void sbd_store_truncate(struct sbd_dev *sbd, u64 size);
 void sbd_store_free(struct sbd_dev *sbd);
 

@@ -81,7 +81,8 @@ static blk_status_t sbd_bio_do(struct sbd_dev *sbd, struct bio *bio)
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
 		sbd_store_discard(sbd, bio->bi_iter.bi_sector,
-				  bio->bi_iter.bi_size);
+				  bio->bi_iter.bi_size,
+				  !(bio->bi_opf & REQ_NOUNMAP));
 		return BLK_STS_OK;
 	case REQ_OP_FLUSH:
 		return BLK_STS_OK;

@@ -63,7 +63,8 @@ static blk_status_t sbd_mq_do(struct sbd_dev *sbd, struct request *rq)
 		return sbd_mq_transfer(sbd, rq);
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
-		sbd_store_discard(sbd, blk_rq_pos(rq), blk_rq_bytes(rq));
+		sbd_store_discard(sbd, blk_rq_pos(rq), blk_rq_bytes(rq),
+				  !(rq->cmd_flags & REQ_NOUNMAP));
 		return BLK_STS_OK;
 	case REQ_OP_FLUSH:
 		return BLK_STS_OK;

@@ -179,13 +179,17 @@ static void sbd_store_zero_part(struct sbd_dev *sbd, pgoff_t index,
 }
 
 /*
- * Discard or zero @len bytes at @sector: the whole pages inside the range
- * go back to the system and the budget, the parts of pages at its ends are
- * zeroed; either way the range reads as zeros.  I/O may run beside it, so
- * a page is freed only after an RCU grace period: readers and writers look
- * pages up and copy inside rcu_read_lock().
+ * Discard or zero @len bytes at @sector: with @unmap the whole pages inside
+ * the range go back to the system and the budget, the parts of pages at its
+ * ends are zeroed; without it (a write-zeroes with REQ_NOUNMAP: BLKZEROOUT,
+ * fallocate's ZERO_RANGE) every page the range holds is zeroed and kept,
+ * with its place in the budget, as the caller asked the space to stay
+ * allocated.  Either way the range reads as zeros.  I/O may run beside it,
+ * so a page is freed only after an RCU grace period: readers and writers
+ * look pages up and copy inside rcu_read_lock().
  */
-void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len)
+void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len,
+		       bool unmap)
 {
 	unsigned long freed = 0;
 	struct page *page;
@@ -195,7 +199,7 @@ void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len)
 		unsigned int chunk = min_t(u64, len, PAGE_SIZE - pos);
 		pgoff_t index = sbd_page_index(sector);
 
-		if (chunk < PAGE_SIZE) {
+		if (chunk < PAGE_SIZE || !unmap) {
 			sbd_store_zero_part(sbd, index, pos, chunk);
 		} else {
 			page = xa_erase(&sbd->pages, index);

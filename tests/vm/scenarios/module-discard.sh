@@ -1,7 +1,9 @@
 #!/bin/bash
-# Discard and write-zeroes: blkdiscard, BLKZEROOUT (blkdiscard -z) and
-# fstrim on a mounted ext4 work, give pages back (mem_used drops), and the
-# range reads as zeros; the queue limits say a page of granularity.
+# Discard and write-zeroes: blkdiscard, fallocate --punch-hole and fstrim
+# on a mounted ext4 give pages back (mem_used drops); BLKZEROOUT
+# (blkdiscard -z) and fallocate --zero-range, which say REQ_NOUNMAP, zero
+# the pages and keep them; either way the range reads as zeros. The queue
+# limits say a page of granularity.
 # shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
@@ -50,9 +52,19 @@ same_at $((1 * M)) 512
 same_at $((1 * M + 1536)) $((4096 - 1536))
 assert_eq $((8 * M)) "$(used)" "mem_used (no whole page discarded)"
 
-step "BLKZEROOUT (blkdiscard -z) gives pages back and reads as zeros"
+step "BLKZEROOUT (blkdiscard -z, REQ_NOUNMAP) zeroes and keeps the pages"
 assert_ok blkdiscard -z -o $((12 * M)) -l $((4 * M)) /dev/sbd0
-assert_eq $((4 * M)) "$(used)" "mem_used after zeroing 4 MiB"
+assert_eq $((8 * M)) "$(used)" "mem_used after zeroing 4 MiB (kept: the caller asked not to unmap)"
+zeros_at $((12 * M)) $((4 * M))
+same_at 0 $((1 * M))
+same_at $((1 * M + 4096)) $((3 * M - 4096))
+
+step "fallocate --zero-range (REQ_NOUNMAP) keeps them too; --punch-hole gives them back"
+assert_ok fallocate --zero-range -o $((13 * M)) -l $((1 * M)) /dev/sbd0
+assert_eq $((8 * M)) "$(used)" "mem_used after a zero-range"
+zeros_at $((13 * M)) $((1 * M))
+assert_ok fallocate --punch-hole --keep-size -o $((12 * M)) -l $((4 * M)) /dev/sbd0
+assert_eq $((4 * M)) "$(used)" "mem_used after punching 4 MiB"
 zeros_at $((12 * M)) $((4 * M))
 same_at 0 $((1 * M))
 
