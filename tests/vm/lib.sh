@@ -29,9 +29,11 @@ declare -A _sbd_bg_pid=()
 
 # ---------------------------------------------------------------- reporting
 
+# step TEXT: a new step, headed with the scenario's seconds so far (where
+# a slow guest spends its time shows in every log).
 step() {
 	_sbd_step=$*
-	printf '\n--- %s\n' "$*"
+	printf '\n--- %s [%ds]\n' "$*" "$SECONDS"
 }
 
 log() { printf '    %s\n' "$*"; }
@@ -101,10 +103,13 @@ trap _sbd_on_exit EXIT
 
 # assert_eq EXPECTED ACTUAL [WHAT]
 assert_eq() {
+	local want got
+	shown_to want "$1"
 	if [[ $2 == "$1" ]]; then
-		pass "${3:-value} = $(shown "$1")"
+		pass "${3:-value} = $want"
 	else
-		fail "${3:-value}: expected $(shown "$1"), got $(shown "$2")"
+		shown_to got "$2"
+		fail "${3:-value}: expected $want, got $got"
 	fi
 }
 
@@ -205,36 +210,50 @@ assert_fails() {
 
 # shown VALUE: VALUE as a message shows it (escaped when not printable)
 shown() {
-	if [[ $1 == *[![:print:]]* || -z $1 ]]; then printf '%q' "$1"; else printf "'%s'" "$1"; fi
+	local v
+	shown_to v "$1"
+	printf '%s' "$v"
+}
+
+# shown_to VAR VALUE: the same into VAR. No fork: the helpers run for every
+# check, and a fork costs about 0.1 s on the debug kernel under TCG.
+shown_to() {
+	if [[ $2 == *[![:print:]]* || -z $2 ]]; then
+		printf -v "$1" '%q' "$2"
+	else
+		printf -v "$1" "'%s'" "$2"
+	fi
 }
 
 # attr_write PATH VALUE: one write(2) of VALUE that must succeed
 attr_write() {
-	local out
+	local out v
+	shown_to v "$2"
 	if out=$("$SBD_VM_TOOL" write "$1" "$2" 2>&1); then
-		pass "write $(shown "$2") > $1"
+		pass "write $v > $1"
 	else
-		fail "write $(shown "$2") > $1 failed: ${out//$'\n'/ }"
+		fail "write $v > $1 failed: ${out//$'\n'/ }"
 	fi
 }
 
 # expect_write_errno PATH VALUE ERRNO_NAME [OTHER_ACCEPTED_NAME...]:
 # one write(2) of VALUE to PATH fails with that errno (EINVAL, EBUSY, ...).
 expect_write_errno() {
-	local path=$1 value=$2 got rc=0 want
+	local path=$1 value=$2 got rc=0 want v
 	shift 2
+	shown_to v "$value"
 	got=$("$SBD_VM_TOOL" write "$path" "$value" 2>/dev/null) || rc=$?
 	if ((rc == 0)); then
-		fail "write $(shown "$value") > $path succeeded, expected $*"
+		fail "write $v > $path succeeded, expected $*"
 		return 0
 	fi
 	for want in "$@"; do
 		if [[ $got == "$want" ]]; then
-			pass "write $(shown "$value") > $path fails with $got"
+			pass "write $v > $path fails with $got"
 			return 0
 		fi
 	done
-	fail "write $(shown "$value") > $path: expected $*, got ${got:-status $rc}"
+	fail "write $v > $path: expected $*, got ${got:-status $rc}"
 }
 
 # ------------------------------------------------------------------ helpers
