@@ -57,6 +57,7 @@ struct attr_value {
         bool fd_writable;          /* fd is O_RDWR: Set writes through it */
         sd_event_source *watch;    /* POLLPRI on fd */
         bool present;              /* the object has this attribute */
+        bool hidden;               /* its file is not world-readable (modes.c) */
 };
 
 struct sbd_object {
@@ -77,6 +78,9 @@ struct sbd_object {
         uint64_t devices_fingerprint;
         /* a PropertiesChanged of it was refused: announce it again (resend.c) */
         bool resend_changed;
+        /* the inotify watch that follows its files' modes (modes.c), or -1 */
+        int wd;
+        char wd_key[16];
 };
 
 /* The objects of one kind: by path for sd-bus's find callbacks, and
@@ -140,6 +144,12 @@ struct daemon {
 
         struct live_fds live_fds;
 
+        /* chmod of attributes, followed with inotify (modes.c) */
+        int inotify_fd;
+        sd_event_source *inotify_source;
+        struct hashmap mode_watches;   /* wd (decimal) -> object */
+        bool inotify_full_warned;
+
         /* PropertiesChanged that could not be sent, sent again (resend.c) */
         sd_event_source *resend_timer;
 
@@ -184,6 +194,15 @@ int tree_sync(struct daemon *d);
 int tree_sync_full(struct daemon *d, bool module_removed);
 /* Only add devices that appeared (cheap at 10,000 devices). */
 int tree_scan_new_devices(struct daemon *d);
+/* The mode of the object's file (e.g. "label") changed: show or hide
+ * its value, or mirror a file that has become readable. */
+void object_mode_changed(struct sbd_object *o, const char *file);
+
+/* modes.c: following chmod of attribute files */
+int modes_setup(struct daemon *d);
+void modes_done(struct daemon *d);
+void modes_watch(struct sbd_object *o);
+void modes_unwatch(struct sbd_object *o);
 
 /* lists.c: Manager.Drivers/Devices and Driver.Devices signals */
 void tree_lists_changed(struct daemon *d);

@@ -199,6 +199,7 @@ static void daemon_done(struct daemon *d) {
         lists_done(d);
         resend_done(d);
         object_sets_done(d);
+        modes_done(d);
         attr_tables_done(d);
         uid_cache_done(d);
         if (d->bus) {
@@ -279,6 +280,7 @@ static int run(struct daemon *d) {
         r = uevent_setup(d);
         if (r < 0)
                 return r;
+        (void) modes_setup(d); /* without it, modes are followed at each re-read */
         r = vtables_register(d);
         if (r < 0)
                 return r;
@@ -326,7 +328,7 @@ static void malloc_setup(void) {
 }
 
 int main(int argc, char *argv[]) {
-        struct daemon d = {};
+        struct daemon d = { .inotify_fd = -1 };
         int r;
 
         malloc_setup();

@@ -350,10 +350,19 @@ static int property_get_parameters(sd_bus *bus, const char *path, const char *in
         char **l = d->module_param_list;
         int r;
 
+        _cleanup_close_ int dirfd = open(SYSFS_MODULE_DIR "/parameters", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
         r = sd_bus_message_open_container(reply, 'a', "{ss}");
         if (r < 0)
                 return r;
         for (char **i = l; i && i[0] && i[1]; i += 2) {
+                unsigned mode;
+
+                /* A parameter's file mode is the module's choice (0600
+                 * for a secret) and root may chmod it: shown exactly
+                 * when it is world-readable now. A handful of files. */
+                if (dirfd < 0 || sysfs_mode_at(dirfd, i[0], &mode) < 0 || !attr_mode_is_shown(mode))
+                        continue;
                 r = sd_bus_message_append(reply, "{ss}", i[0], i[1]);
                 if (r < 0)
                         return r;
