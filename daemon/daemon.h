@@ -25,6 +25,7 @@
 struct sbd_object;
 struct auth_request;
 struct device_waiter;
+struct module_op;
 
 /* One attribute of the union of all objects of a kind. */
 struct attr_def {
@@ -119,6 +120,10 @@ struct daemon {
         char *module_params;       /* flattened, to compare */
         char **module_param_list;  /* key, value, key, value, ..., NULL */
         char **module_parm_names;  /* the parameters modinfo declares (module.c) */
+        /* Load/Unload, running in a child process, then those queued (modop.c) */
+        struct module_op *module_ops;
+        sd_event_source *module_op_child;
+        int module_op_fd;          /* the child's report, or -1 */
 
         /* Requests waiting for authorization (n_auth_requests: those
          * waiting for polkit) or for the kernel. */
@@ -241,6 +246,11 @@ void module_forget_params(struct daemon *d);
 bool module_driver_present(void);
 /* The module's max_size and max_total parameters in bytes, 0 where unknown. */
 void module_size_limits(uint64_t *ret_max_size, uint64_t *ret_max_total);
+
+/* modop.c: Load and Unload in a child process, one at a time, in order;
+ * m is answered when it is done. Takes params. */
+int module_op_queue(struct daemon *d, sd_bus_message *m, bool unload, char **params);
+void module_ops_free_all(struct daemon *d);
 
 /* uevent.c */
 int uevent_setup(struct daemon *d);

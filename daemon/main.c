@@ -194,6 +194,7 @@ void daemon_update_status(struct daemon *d) {
 
 static void daemon_done(struct daemon *d) {
         auth_requests_free_all(d);
+        module_ops_free_all(d);
         waiters_free_all(d);
         uevent_done(d);
         lists_done(d);
@@ -230,6 +231,8 @@ static int run(struct daemon *d) {
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
+        /* sd_event_add_child() needs it blocked (modop.c) */
+        sigaddset(&mask, SIGCHLD);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         signal(SIGPIPE, SIG_IGN);
 
@@ -328,7 +331,7 @@ static void malloc_setup(void) {
 }
 
 int main(int argc, char *argv[]) {
-        struct daemon d = { .inotify_fd = -1 };
+        struct daemon d = { .inotify_fd = -1, .module_op_fd = -1 };
         int r;
 
         malloc_setup();
