@@ -10,13 +10,12 @@
  * The test plays the kernel's sysfs and uevents meanwhile.
  */
 #include <fcntl.h>
+#include <stdbool.h>
+#include <libkmod.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-
-struct kmod_module;
-struct kmod_list;
 
 static int gate(void) {
         const char *path = getenv("SBDTEST_KMOD_GATE");
@@ -43,7 +42,7 @@ int kmod_module_insert_module(struct kmod_module *mod, unsigned int flags, const
 int kmod_module_probe_insert_module(struct kmod_module *mod, unsigned int flags, const char *extra_options,
                                     int (*run_install)(struct kmod_module *m, const char *cmdline, void *data),
                                     const void *data,
-                                    void (*print_action)(struct kmod_module *m, int install, const char *options)) {
+                                    void (*print_action)(struct kmod_module *m, bool install, const char *options)) {
         return gate();
 }
 
