@@ -110,6 +110,17 @@ static int module_op_exited(sd_event_source *s, const siginfo_t *si, void *userd
         return 0;
 }
 
+/* close_range(2), or where a seccomp filter refuses it (it is newer
+ * than some filters' lists), one close() per possible descriptor. */
+static void close_from(int first) {
+        long max = sysconf(_SC_OPEN_MAX);
+
+        if (close_range((unsigned) first, ~0U, 0) >= 0)
+                return;
+        for (long fd = first; fd < max; fd++)
+                (void) close((int) fd);
+}
+
 static int module_op_spawn(struct daemon *d, struct module_op *op) {
         int p[2];
         pid_t pid;
@@ -128,8 +139,9 @@ static int module_op_spawn(struct daemon *d, struct module_op *op) {
                 /* Nothing of the parent's but the report's pipe: the bus
                  * connection above all, which would keep sbdd's name
                  * owned after sbdd has gone until the load ends. */
-                if (dup2(p[1], 3) < 0 || close_range(4, ~0U, 0) < 0)
+                if (dup2(p[1], 3) < 0)
                         _exit(EXIT_FAILURE);
+                close_from(4);
                 module_op_child(d, op, 3);
         }
         close(p[1]);
