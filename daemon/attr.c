@@ -72,9 +72,16 @@ unsigned attr_flags(enum object_kind kind, const char *file) {
 }
 
 bool attr_mode_is_property(unsigned mode) {
+        /* Readable by its owner: write-only files are reached through
+         * methods. Whether everybody may see the value is decided each
+         * time it is served (attr_mode_is_shown()), as modes can change. */
+        return S_ISREG(mode) && (mode & S_IRUSR);
+}
+
+bool attr_mode_is_shown(unsigned mode) {
         /* World-readable only: sbdd answers every local user, and must
          * not show them what the kernel shows root alone. */
-        return S_ISREG(mode) && (mode & S_IRUSR) && (mode & S_IROTH);
+        return mode & S_IROTH;
 }
 
 bool attr_mode_is_writable(unsigned mode) {

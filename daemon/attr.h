@@ -42,9 +42,12 @@ char attr_type(enum object_kind kind, const char *property);
 unsigned attr_flags(enum object_kind kind, const char *file);
 
 /* Whether a file found in an object's directory becomes a property:
- * readable by its owner and by everybody (write-only files are reached
- * by methods; root-only ones are not shown to every caller). */
+ * readable by its owner (write-only files are reached by methods). */
 bool attr_mode_is_property(unsigned mode);
+/* Whether a property's value may be shown: its file is readable by
+ * everybody (sbdd answers every local user; a root-only file's value is
+ * not shown to them). Checked against the file's mode as it is now. */
+bool attr_mode_is_shown(unsigned mode);
 bool attr_mode_is_writable(unsigned mode);
 /* Whether the property of that file is writable: its owner may write it,
  * and it is not "uevent" (a write there forges events). */

@@ -25,6 +25,7 @@
 struct sbd_object;
 struct auth_request;
 struct device_waiter;
+struct module_op;
 
 /* One attribute of the union of all objects of a kind. */
 struct attr_def {
@@ -57,6 +58,7 @@ struct attr_value {
         bool fd_writable;          /* fd is O_RDWR: Set writes through it */
         sd_event_source *watch;    /* POLLPRI on fd */
         bool present;              /* the object has this attribute */
+        bool hidden;               /* its file is not world-readable (modes.c) */
 };
 
 struct sbd_object {
@@ -77,6 +79,9 @@ struct sbd_object {
         uint64_t devices_fingerprint;
         /* a PropertiesChanged of it was refused: announce it again (resend.c) */
         bool resend_changed;
+        /* the inotify watch that follows its files' modes (modes.c), or -1 */
+        int wd;
+        char wd_key[16];
 };
 
 /* The objects of one kind: by path for sd-bus's find callbacks, and
@@ -115,6 +120,10 @@ struct daemon {
         char *module_params;       /* flattened, to compare */
         char **module_param_list;  /* key, value, key, value, ..., NULL */
         char **module_parm_names;  /* the parameters modinfo declares (module.c) */
+        /* Load/Unload, running in a child process, then those queued (modop.c) */
+        struct module_op *module_ops;
+        sd_event_source *module_op_child;
+        int module_op_fd;          /* the child's report, or -1 */
 
         /* Requests waiting for authorization (n_auth_requests: those
          * waiting for polkit) or for the kernel. */
@@ -139,6 +148,12 @@ struct daemon {
         uint64_t list_fingerprint[_OBJECT_KIND_MAX];
 
         struct live_fds live_fds;
+
+        /* chmod of attributes, followed with inotify (modes.c) */
+        int inotify_fd;
+        sd_event_source *inotify_source;
+        struct hashmap mode_watches;   /* wd (decimal) -> object */
+        bool inotify_full_warned;
 
         /* PropertiesChanged that could not be sent, sent again (resend.c) */
         sd_event_source *resend_timer;
@@ -184,6 +199,15 @@ int tree_sync(struct daemon *d);
 int tree_sync_full(struct daemon *d, bool module_removed);
 /* Only add devices that appeared (cheap at 10,000 devices). */
 int tree_scan_new_devices(struct daemon *d);
+/* The mode of the object's file (e.g. "label") changed: show or hide
+ * its value, or mirror a file that has become readable. */
+void object_mode_changed(struct sbd_object *o, const char *file);
+
+/* modes.c: following chmod of attribute files */
+int modes_setup(struct daemon *d);
+void modes_done(struct daemon *d);
+void modes_watch(struct sbd_object *o);
+void modes_unwatch(struct sbd_object *o);
 
 /* lists.c: Manager.Drivers/Devices and Driver.Devices signals */
 void tree_lists_changed(struct daemon *d);
@@ -222,6 +246,11 @@ void module_forget_params(struct daemon *d);
 bool module_driver_present(void);
 /* The module's max_size and max_total parameters in bytes, 0 where unknown. */
 void module_size_limits(uint64_t *ret_max_size, uint64_t *ret_max_total);
+
+/* modop.c: Load and Unload in a child process, one at a time, in order;
+ * m is answered when it is done. Takes params. */
+int module_op_queue(struct daemon *d, sd_bus_message *m, bool unload, char **params);
+void module_ops_free_all(struct daemon *d);
 
 /* uevent.c */
 int uevent_setup(struct daemon *d);

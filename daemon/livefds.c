@@ -56,13 +56,14 @@ static void keep(struct live_fds *l, struct attr_value *v, int fd) {
 }
 
 ssize_t live_fds_read(struct live_fds *l, struct sbd_object *o, struct attr_value *v, const char *file, char *buf) {
+        unsigned mode = 0;
         ssize_t n;
         int fd;
 
         if (v->live_slot) {
-                n = sysfs_pread(v->fd, buf);
+                n = sysfs_pread_mode(v->fd, buf, &mode);
                 if (n != -ENODEV)
-                        return n;
+                        return n >= 0 && !attr_mode_is_shown(mode) ? -EACCES : n;
                 /* The node was deleted: the object is going, or was
                  * re-created under the same name. Look again by name. */
                 live_fds_forget(l, v);
@@ -70,10 +71,12 @@ ssize_t live_fds_read(struct live_fds *l, struct sbd_object *o, struct attr_valu
         fd = openat(o->dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return -errno;
-        n = sysfs_pread(fd, buf);
+        n = sysfs_pread_mode(fd, buf, &mode);
         if (n >= 0 && on_sysfs(l, o->dirfd))
                 keep(l, v, fd);
         else
                 close(fd);
-        return n;
+        /* Live attributes are read on each Get: their mode is looked at
+         * each time too (not world-readable: shown as unreadable). */
+        return n >= 0 && !attr_mode_is_shown(mode) ? -EACCES : n;
 }

@@ -194,11 +194,13 @@ void daemon_update_status(struct daemon *d) {
 
 static void daemon_done(struct daemon *d) {
         auth_requests_free_all(d);
+        module_ops_free_all(d);
         waiters_free_all(d);
         uevent_done(d);
         lists_done(d);
         resend_done(d);
         object_sets_done(d);
+        modes_done(d);
         attr_tables_done(d);
         uid_cache_done(d);
         if (d->bus) {
@@ -229,6 +231,8 @@ static int run(struct daemon *d) {
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
         sigaddset(&mask, SIGINT);
+        /* sd_event_add_child() needs it blocked (modop.c) */
+        sigaddset(&mask, SIGCHLD);
         sigprocmask(SIG_BLOCK, &mask, NULL);
         signal(SIGPIPE, SIG_IGN);
 
@@ -279,6 +283,7 @@ static int run(struct daemon *d) {
         r = uevent_setup(d);
         if (r < 0)
                 return r;
+        (void) modes_setup(d); /* without it, modes are followed at each re-read */
         r = vtables_register(d);
         if (r < 0)
                 return r;
@@ -326,7 +331,7 @@ static void malloc_setup(void) {
 }
 
 int main(int argc, char *argv[]) {
-        struct daemon d = {};
+        struct daemon d = { .inotify_fd = -1, .module_op_fd = -1 };
         int r;
 
         malloc_setup();

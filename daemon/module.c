@@ -350,10 +350,19 @@ static int property_get_parameters(sd_bus *bus, const char *path, const char *in
         char **l = d->module_param_list;
         int r;
 
+        _cleanup_close_ int dirfd = open(SYSFS_MODULE_DIR "/parameters", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
         r = sd_bus_message_open_container(reply, 'a', "{ss}");
         if (r < 0)
                 return r;
         for (char **i = l; i && i[0] && i[1]; i += 2) {
+                unsigned mode;
+
+                /* A parameter's file mode is the module's choice (0600
+                 * for a secret) and root may chmod it: shown exactly
+                 * when it is world-readable now. A handful of files. */
+                if (dirfd < 0 || sysfs_mode_at(dirfd, i[0], &mode) < 0 || !attr_mode_is_shown(mode))
+                        continue;
                 r = sd_bus_message_append(reply, "{ss}", i[0], i[1]);
                 if (r < 0)
                         return r;
@@ -368,24 +377,24 @@ static int property_get_name(sd_bus *bus, const char *path, const char *interfac
 
 static void load_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
                             uid_t uid, void *userdata) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-        char **params = userdata;
+        char ***params = userdata;
 
         if (allowed <= 0) {
                 (void) sd_bus_reply_method_error(m, error);
                 return;
         }
-        if (module_load(d, params, &e) < 0) {
-                (void) sd_bus_reply_method_error(m, &e);
-                return;
-        }
-        /* init_module() returned: the driver and the disks exist now. */
-        (void) tree_sync(d);
-        (void) sd_bus_reply_method_return(m, NULL);
+        /* Off the loop (modop.c), which answers m when it is done. */
+        if (module_op_queue(d, m, false, TAKE_PTR(*params)) < 0)
+                (void) sd_bus_reply_method_errno(m, -ENOMEM, NULL);
 }
 
+/* Load's userdata: a pointer to its parameters, which the module
+ * operation takes over once authorized. */
 static void strv_free_void(void *p) {
-        strv_free(p);
+        char ***l = p;
+
+        strv_free(*l);
+        free(l);
 }
 
 /* The parameter names the module declares (modinfo's parm list), read
@@ -515,24 +524,21 @@ static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
                         : AUTH_MESSAGE "load the kernel module $(module).",
                 "module", SBD_MODULE_NAME, "parameters", flat, NULL,
         };
-        return authorize_async(d, m, ACTION_MANAGE_MODULE, details, load_authorized,
-                               TAKE_PTR(params.params), strv_free_void);
+        char ***held = malloc(sizeof(char **));
+        if (!held)
+                return -ENOMEM;
+        *held = TAKE_PTR(params.params);
+        return authorize_async(d, m, ACTION_MANAGE_MODULE, details, load_authorized, held, strv_free_void);
 }
 
 static void unload_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
                               uid_t uid, void *userdata) {
-        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-
         if (allowed <= 0) {
                 (void) sd_bus_reply_method_error(m, error);
                 return;
         }
-        if (module_unload(d, &e) < 0) {
-                (void) sd_bus_reply_method_error(m, &e);
-                return;
-        }
-        (void) tree_sync(d);
-        (void) sd_bus_reply_method_return(m, NULL);
+        if (module_op_queue(d, m, true, NULL) < 0)
+                (void) sd_bus_reply_method_errno(m, -ENOMEM, NULL);
 }
 
 static int method_unload(sd_bus_message *m, void *userdata, sd_bus_error *error) {

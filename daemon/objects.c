@@ -38,6 +38,7 @@ static void attr_value_close(struct attr_value *v) {
 static void object_free(struct sbd_object *o) {
         if (!o)
                 return;
+        modes_unwatch(o);
         for (size_t i = 0; i < o->n_values; i++)
                 attr_value_close(&o->values[i]);
         free(o->values);
@@ -172,12 +173,14 @@ static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) 
         char buf[ATTR_VALUE_MAX + 1];
         _cleanup_free_ char *utf8 = NULL;
         const char *text = buf;
+        unsigned mode = 0;
+        bool was_hidden = v->hidden;
         ssize_t n;
 
         *changed = false;
         if (!v->present || (def->flags & ATTR_LIVE))
                 return 0;
-        n = v->fd >= 0 ? sysfs_pread(v->fd, buf) : sysfs_read_at(o->dirfd, def->file, buf);
+        n = v->fd >= 0 ? sysfs_pread_mode(v->fd, buf, &mode) : sysfs_read_at_mode(o->dirfd, def->file, buf, &mode);
         /* openat() of a deleted kernfs node fails with ENOENT, a read
          * through an fd kept open on one with ENODEV. */
         if (n == -ENOENT || n == -ENODEV) {
@@ -189,6 +192,10 @@ static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) 
         else if (text_make_utf8(buf, &utf8) > 0)
                 text = utf8;
         *changed = attr_value_update(v, n >= 0 ? text : NULL, n >= 0 ? 0 : (int) n);
+        /* Modes change without any event (chmod): every read looks. */
+        if (n >= 0)
+                v->hidden = !attr_mode_is_shown(mode);
+        *changed = *changed || v->hidden != was_hidden;
         return 0;
 }
 
@@ -359,6 +366,7 @@ static int object_new(struct daemon *d, enum object_kind kind, const char *syspa
         o->daemon = d;
         o->kind = kind;
         o->dirfd = -1;
+        o->wd = -1;
         o->syspath = strdup(syspath);
         o->name = strdup(path_basename(syspath));
         if (!o->syspath || !o->name) {
@@ -434,6 +442,7 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
                 object_free(o);
                 return log_error_errno(r, "Cannot add %s: %m", syspath);
         }
+        modes_watch(o);
         log_debug("Added %s", o->path);
         if (d->ready) {
                 r = sd_bus_emit_object_added(d->bus, o->path);
@@ -525,6 +534,28 @@ int tree_sync_full(struct daemon *d, bool module_removed) {
                 return r;
         module_emit_changes(d, module_removed);
         return 0;
+}
+
+void object_mode_changed(struct sbd_object *o, const char *file) {
+        struct daemon *d = o->daemon;
+        int i = attr_def_find_file(&d->tables[o->kind], file);
+        unsigned mode;
+        size_t index;
+
+        if (sysfs_mode_at(o->dirfd, file, &mode) < 0)
+                return; /* gone meanwhile */
+        if (i < 0) {
+                /* A file that was never readable (0200) has become so. */
+                if (!attr_mode_is_property(mode) || attr_table_add(d, o->kind, file, mode, &index) < 0)
+                        return;
+                o->values[index].present = true;
+                attr_watch(o, &o->values[index]);
+        } else
+                index = (size_t) i;
+        if (!o->values[index].present || (d->tables[o->kind].defs[index].flags & ATTR_LIVE))
+                return; /* live values: their mode is looked at on each Get */
+        log_debug("%s/%s is now mode %04o.", o->syspath, file, mode & 07777);
+        (void) object_refresh_attr(o, index);
 }
 
 int tree_scan_new_devices(struct daemon *d) {

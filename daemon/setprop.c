@@ -224,10 +224,11 @@ int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         if (r <= 0)
                 return r;
         /* Nothing would change: answer at once, without polkit (as
-         * hostnamed does). Live attributes have no cache to compare; and
+         * hostnamed does). Live attributes have no cache to compare; a
+         * value hidden from others must not be guessable by its answer; and
          * while the caller's earlier requests wait, the cache may not be
          * what they leave behind (Set 1, Set 0 must end as 0). */
-        if (!(def->flags & ATTR_LIVE) && v->text && attr_value_equal(def->type, v->text, value) &&
+        if (!(def->flags & ATTR_LIVE) && !v->hidden && v->text && attr_value_equal(def->type, v->text, value) &&
             !auth_pending_of(d, sd_bus_message_get_sender(m))) {
                 r = sd_bus_reply_method_return(m, NULL);
                 return r < 0 ? r : 1;

@@ -23,6 +23,34 @@ ssize_t sysfs_read_at(int dirfd, const char *file, char *buf) {
         return sysfs_pread(fd, buf);
 }
 
+ssize_t sysfs_pread_mode(int fd, char *buf, unsigned *ret_mode) {
+        struct stat st;
+
+        /* fstat() of an open fd: no path walk, a fraction of fstatat()'s
+         * cost on sysfs, so every read can look at the mode. */
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        *ret_mode = st.st_mode;
+        return sysfs_pread(fd, buf);
+}
+
+ssize_t sysfs_read_at_mode(int dirfd, const char *file, char *buf, unsigned *ret_mode) {
+        _cleanup_close_ int fd = openat(dirfd, file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+        if (fd < 0)
+                return -errno;
+        return sysfs_pread_mode(fd, buf, ret_mode);
+}
+
+int sysfs_mode_at(int dirfd, const char *file, unsigned *ret_mode) {
+        struct stat st;
+
+        if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return -errno;
+        *ret_mode = st.st_mode;
+        return 0;
+}
+
 int sysfs_write_fd(int fd, const char *value, size_t len) {
         ssize_t n;
 

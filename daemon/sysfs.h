@@ -18,6 +18,11 @@ ssize_t sysfs_read_at(int dirfd, const char *file, char *buf);
 /* Same through an already open fd, from offset 0 (this also re-arms a
  * kernfs POLLPRI watch on that fd). */
 ssize_t sysfs_pread(int fd, char *buf);
+/* The same, also giving the file's mode as it is now (ret_mode). */
+ssize_t sysfs_read_at_mode(int dirfd, const char *file, char *buf, unsigned *ret_mode);
+ssize_t sysfs_pread_mode(int fd, char *buf, unsigned *ret_mode);
+/* The mode of a file of the object, as it is now. */
+int sysfs_mode_at(int dirfd, const char *file, unsigned *ret_mode);
 
 /* One write(2) of the whole value. Values of a page or more are refused
  * with -EINVAL before anything is written: kernfs would silently cut

@@ -91,6 +91,12 @@ static int attr_property_get(sd_bus *bus, const char *path, const char *interfac
                         text = utf8; /* the cache holds valid text already */
         } else if (!v->present)
                 err = -ENOENT;
+        else if (v->hidden) {
+                /* Not world-readable (modes.c keeps this current): shown
+                 * as unreadable, never with the value root alone may read. */
+                text = NULL;
+                err = -EACCES;
+        }
 
         /* An unreadable attribute must not fail GetAll or
          * GetManagedObjects: there it shows an empty value. A Get of just

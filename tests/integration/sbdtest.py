@@ -217,11 +217,16 @@ class SbdTestCase(unittest.TestCase):
 
     # the daemon
 
-    def start_sbdd(self, *extra, wrapper=(), refuse_write=None):
+    def start_sbdd(self, *extra, wrapper=(), refuse_write=None, kmod_gate=None):
         """refuse_write: 'FILE|PREFIX|ERRNO', writes that fail as a
-        store() refusing them would (refuse_write.c)."""
+        store() refusing them would (refuse_write.c). kmod_gate: a path;
+        module loads and unloads wait until it exists (slow_kmod.c)."""
         env = dict(os.environ)
         env['UMOCKDEV_DIR'] = self.testbed.root
+        if kmod_gate is not None:
+            env['LD_PRELOAD'] = program_from_env('SBDTEST_SLOW_KMOD_LIB', 'slow_kmod.c shim') + \
+                ':' + env.get('LD_PRELOAD', '')
+            env['SBDTEST_KMOD_GATE'] = kmod_gate
         if refuse_write is not None:
             env['LD_PRELOAD'] = program_from_env('SBDTEST_REFUSE_WRITE_LIB', 'refuse_write.c shim') + \
                 ':' + env.get('LD_PRELOAD', '')

@@ -255,8 +255,52 @@ class Events(sbdtest.SbdTestCase):
             self.testbed.write(self.testbed.device_attr(n, 'note'), 'open\n', 0o644)
         self.start_sbdd()
         props = self.get_all_variants(P0, DEVICE_IFACE)
-        self.assertNotIn('Secret', props)
+        # listed (its name is in sysfs for all to see), its value never shown
+        self.assertEqual(props['Secret'].unpack(), '')
         self.assertEqual(props['Note'].unpack(), 'open')
+        self.assertDBusError(ERR + 'PermissionDenied', self.get, P0, DEVICE_IFACE, 'Secret')
+        self.assertNotIn('key', repr(self.managed_objects()))
+
+    def chmod(self, n, attr, mode):
+        os.chmod(self.testbed.real(self.testbed.device_attr(n, attr)), mode)
+
+    def test_chmod_followed(self):
+        # issue 19, point 6: readability was taken from the first object
+        # that had the attribute and never looked at again
+        self.testbed.write(self.testbed.device_attr(1, 'secret'), 'key\n', 0o600)
+        self.start_sbdd()
+        self.subscribe('PropertiesChanged', device_path(1))
+        self.assertEqual(self.get(device_path(1), DEVICE_IFACE, 'Label'), 'sbd1')
+        # a chmod while sbdd runs (no uevent, no sysfs_notify) hides a value
+        self.chmod(1, 'label', 0o600)
+        self.wait_for(lambda: 'Label' in self.properties_changed(device_path(1)), message='Label hidden, signalled')
+        self.assertEqual(self.properties_changed(device_path(1))['Label'], '')
+        self.assertDBusError(ERR + 'PermissionDenied', self.get, device_path(1), DEVICE_IFACE, 'Label')
+        self.assertEqual(self.get_all_variants(device_path(1), DEVICE_IFACE)['Label'].unpack(), '')
+        self.assertEqual(self.get(P0, DEVICE_IFACE, 'Label'), 'sbd0')  # only that object's file changed
+        # and shows it again, as it shows a root-only file made readable
+        self.signals.clear()
+        self.chmod(1, 'label', 0o644)
+        self.chmod(1, 'secret', 0o644)
+        self.wait_for(lambda: {'Label', 'Secret'} <= set(self.properties_changed(device_path(1))),
+                      message='Label and Secret shown, signalled')
+        self.assertEqual(self.get(device_path(1), DEVICE_IFACE, 'Label'), 'sbd1')
+        self.assertEqual(self.get(device_path(1), DEVICE_IFACE, 'Secret'), 'key')
+        # a live attribute (read on each Get) is checked on each Get
+        self.assertEqual(self.get(P0, DEVICE_IFACE, 'PowerControl'), 'auto')
+        self.chmod(0, 'power/control', 0o600)
+        self.assertDBusError(ERR + 'PermissionDenied', self.get, P0, DEVICE_IFACE, 'PowerControl')
+
+    def test_module_parameters_honour_modes(self):
+        self.testbed.write('/sys/module/sbd/parameters/secret', 'key\n', 0o600)
+        self.start_sbdd()
+        params = self.get(MODULE, MODULE_IFACE, 'Parameters')
+        self.assertNotIn('secret', params)
+        self.assertEqual(params['size'], '16M')
+        os.chmod(self.testbed.real('/sys/module/sbd/parameters/size'), 0o400)
+        self.assertNotIn('size', self.get(MODULE, MODULE_IFACE, 'Parameters'))
+        os.chmod(self.testbed.real('/sys/module/sbd/parameters/secret'), 0o444)
+        self.assertEqual(self.get(MODULE, MODULE_IFACE, 'Parameters')['secret'], 'key')
 
     def test_non_utf8_text(self):
         self.start_sbdd()

@@ -8,6 +8,7 @@ import re
 import shutil
 import signal
 import socket
+import sys
 import threading
 import time
 
@@ -349,6 +350,78 @@ class Methods(sbdtest.SbdTestCase):
         self.call(MODULE, MODULE_IFACE, 'Load', GLib.Variant('(a{ss})', ({},)))
         self.assertDBusError(ERR + 'InvalidValue', self.call, MODULE, MODULE_IFACE, 'Load',
                              GLib.Variant('(a{ss})', ({'size': '16 M'},)))
+
+
+class SlowModule(sbdtest.SbdTestCase):
+    """Load and Unload run off the event loop (issue 19, point 3): a load
+    of 10,000 disks takes tens of seconds, during which sbdd must answer
+    calls and mirror the disks as their uevents come. slow_kmod.c holds
+    the load until the test opens its gate."""
+    start_daemon = False
+
+    def setUp(self):
+        super().setUp()
+        self.gate = os.path.join(self.logdir, 'kmod-gate')
+        self.replies = []
+
+    def unload_testbed(self):
+        for n in range(self.ndevices):
+            if os.path.exists(self.testbed.real(self.testbed.device_syspath(n))):
+                self.testbed.remove_device(n, event=False)
+        for d in ('/sys/bus/sbd', '/sys/devices/system/sbd', '/sys/module/sbd'):
+            shutil.rmtree(self.testbed.real(d))
+
+    def call_async(self, method, args):
+        def done(conn, res):
+            try:
+                conn.call_finish(res)
+                self.replies.append(None)
+            except GLib.Error as e:
+                self.replies.append(sbdtest.Gio.DBusError.get_remote_error(e))
+        self.bus.call(sbdtest.BUS_NAME, MODULE, MODULE_IFACE, method, args, None, 0, 120000, None, done)
+
+    def ping_while_waiting(self):
+        """The module operation has started and waits: sbdd still answers."""
+        self.wait_for(lambda: os.path.exists(self.gate + '.entered'), message='the load started')
+        t0 = time.monotonic()
+        self.call(ROOT, 'org.freedesktop.DBus.Peer', 'Ping')
+        # not asserted (timings never decide a test): reported
+        sys.stderr.write('Ping during the %s: %.1f ms\n' % (self._testMethodName, (time.monotonic() - t0) * 1e3))
+        self.assertEqual(self.replies, [], 'the operation is still running')
+
+    def test_load_off_the_loop(self):
+        self.unload_testbed()
+        self.start_sbdd(kmod_gate=self.gate)
+        self.subscribe('InterfacesAdded')
+        self.call_async('Load', GLib.Variant('(a{ss})', ({'ndevices': '1'},)))
+        self.ping_while_waiting()
+        # the kernel creates the module, the driver and a disk, with
+        # their uevents, while init_module() has not returned yet
+        self.testbed.add_module(1)
+        self.testbed.add_device(0, event=False)
+        self.testbed.uevent('/sys/module/sbd', 'add')
+        self.wait_for(lambda: self.get(ROOT, MANAGER_IFACE, 'Devices') == [device_path(0)],
+                      message='the tree followed the uevents during the load')
+        self.assertEqual(self.get(MODULE, MODULE_IFACE, 'State'), 'live')
+        self.assertEqual(self.replies, [], 'Load answered before init_module() returned')
+        open(self.gate, 'w').close()
+        self.wait_for(lambda: self.replies == [None], message='Load answered once done')
+
+    def test_unload_off_the_loop(self):
+        self.start_sbdd(kmod_gate=self.gate)
+        self.call_async('Unload', None)
+        self.ping_while_waiting()
+        for n in range(self.ndevices):
+            self.testbed.remove_device(n)
+        self.testbed.uevent('/sys/bus/sbd/drivers/sbd', 'remove')
+        self.testbed.uevent('/sys/module/sbd', 'remove')
+        self.unload_testbed()
+        self.wait_for(lambda: self.get(ROOT, MANAGER_IFACE, 'Devices') == [],
+                      message='the tree followed the uevents during the unload')
+        self.assertEqual(self.replies, [])
+        open(self.gate, 'w').close()
+        self.wait_for(lambda: self.replies == [None], message='Unload answered once done')
+        self.assertEqual(self.get(MODULE, MODULE_IFACE, 'State'), 'unloaded')
 
 
 if __name__ == '__main__':

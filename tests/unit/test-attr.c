@@ -66,6 +66,11 @@ int main(void) {
         CHECK(!attr_mode_is_property(S_IFREG | 0200));
         CHECK(!attr_mode_is_property(S_IFREG | 0000));
         CHECK(!attr_mode_is_property(S_IFDIR | 0755));
+        CHECK(attr_mode_is_property(S_IFREG | 0600));
+        CHECK(attr_mode_is_shown(S_IFREG | 0644));
+        CHECK(attr_mode_is_shown(S_IFREG | 0404));
+        CHECK(!attr_mode_is_shown(S_IFREG | 0600));
+        CHECK(!attr_mode_is_shown(S_IFREG | 0640));
         CHECK(attr_mode_is_writable(S_IFREG | 0644));
         CHECK(!attr_mode_is_writable(S_IFREG | 0444));
 
