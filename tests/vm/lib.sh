@@ -139,6 +139,13 @@ read_attr() {
 	printf '%s' "${_v%$'\n'}"
 }
 
+# read_attr_to VAR PATH: the same into VAR, without the fork of $(...).
+read_attr_to() {
+	local _v=
+	{ IFS= read -r -d '' _v || true; } <"$2" || return 1
+	printf -v "$1" '%s' "${_v%$'\n'}"
+}
+
 # assert_file_content PATH EXPECTED: the file's content (trailing newline cut)
 assert_file_content() {
 	local got=

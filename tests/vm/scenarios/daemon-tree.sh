@@ -12,18 +12,19 @@
 DEV0=$(sbd_dev_path sbd0)
 DRV=$SBD_OBJ/drivers/sbd
 
-# prop_of FILE: the contract's property name (read_only -> ReadOnly)
+# prop_of VAR FILE: into VAR, the contract's property name (read_only -> ReadOnly)
 prop_of() {
 	local out='' part parts
-	IFS='_/' read -ra parts <<<"$1"
+	IFS='_/' read -ra parts <<<"$2"
 	for part in "${parts[@]}"; do out+=${part^}; done
-	printf '%s' "$out"
+	printf -v "$1" '%s' "$out"
 }
 
-# busctl_value KIND PROPERTY TEXT: what busctl get-property prints for TEXT
+# busctl_value VAR KIND PROPERTY TEXT: into VAR, what busctl get-property
+# prints for TEXT
 busctl_value() {
-	local t=s v=$3
-	case "$1:$2" in
+	local t=s v=$4
+	case "$2:$3" in
 	device:Size) t=t ;;
 	device:ReadOnly | device:Online) t=b ;;
 	driver:Ndevices) t=u ;;
@@ -38,35 +39,52 @@ busctl_value() {
 		v="\"$v\""
 		;;
 	esac
-	printf '%s %s' "$t" "$v"
+	printf -v "$1" '%s %s' "$t" "$v"
 }
 
 # check_attributes KIND SYSFS_DIR OBJECT_PATH INTERFACE: every readable
 # attribute file (and those of its attribute groups) read through
 # get-property equals the file. power/* values are read live and may move
 # between two reads: the bus's answer must equal the file read just before
-# or just after (or lie between them, for the time counters).
+# or just after (or lie between them, for the time counters). All files are
+# read, then every property in one busctl call, then the files again: one
+# exec instead of two per attribute (0.4 to 1.2 s each on the debug kernel).
 check_attributes() {
-	local kind=$1 dir=$2 path=$3 iface=$4 f rel prop before got after n=0
-	for f in "$dir"/* "$dir"/power/*; do
-		[[ -f $f && ! -L $f && -r $f ]] || continue
-		rel=${f#"$dir"/}
-		[[ $(stat -c %A "$f") == -r* ]] || continue # write-only: no property
-		prop=$(prop_of "$rel")
-		before=$(read_attr "$f")
-		got=$(dbus_get "$path" "$iface" "$prop")
-		after=$(read_attr "$f")
-		n=$((n + 1))
-		if [[ $got == "$(busctl_value "$kind" "$prop" "$before")" || $got == "$(busctl_value "$kind" "$prop" "$after")" ]]; then
-			pass "$prop = $got ($rel)"
+	local kind=$1 dir=$2 path=$3 iface=$4 rel i n mode name got want_b want_a files out
+	local -a rels=() props=() before=() after=() answers=() dirs=("$dir")
+	[[ ! -d $dir/power ]] || dirs+=("$dir/power")
+	# (no process substitution: the plain guest has no /dev/fd)
+	files=$(find "${dirs[@]}" -maxdepth 1 -type f -readable -printf '%M %p\n')
+	while read -r mode name; do
+		[[ $mode == -r* ]] || continue # write-only: no property
+		rels+=("${name#"$dir"/}")
+	done <<<"$files"
+	n=${#rels[@]}
+	((n >= 2)) || fail "no attributes found in $dir"
+	for ((i = 0; i < n; i++)); do
+		prop_of "props[i]" "${rels[i]}"
+		read_attr_to "before[i]" "$dir/${rels[i]}"
+	done
+	out=$(busctl --system get-property "$SBD_NAME" "$path" "$iface" "${props[@]}" 2>&1)
+	mapfile -t answers <<<"$out"
+	for ((i = 0; i < n; i++)); do read_attr_to "after[i]" "$dir/${rels[i]}"; done
+	if ((${#answers[@]} != n)); then
+		fail "get-property of ${props[*]}: ${#answers[@]} answers for $n properties: ${answers[*]}"
+		return 0
+	fi
+	for ((i = 0; i < n; i++)); do
+		rel=${rels[i]} got=${answers[i]}
+		busctl_value want_b "$kind" "${props[i]}" "${before[i]}"
+		busctl_value want_a "$kind" "${props[i]}" "${after[i]}"
+		if [[ $got == "$want_b" || $got == "$want_a" ]]; then
+			pass "${props[i]} = $got ($rel)"
 		elif [[ $rel == power/runtime_*_time && $got =~ ^s\ \"([0-9]+)\"$ ]] &&
-			((before <= BASH_REMATCH[1] && BASH_REMATCH[1] <= after)); then
-			pass "$prop = $got (live, between $before and $after)"
+			((before[i] <= BASH_REMATCH[1] && BASH_REMATCH[1] <= after[i])); then
+			pass "${props[i]} = $got (live, between ${before[i]} and ${after[i]})"
 		else
-			fail "$prop: bus says $got, $rel holds $(shown "$before")"
+			fail "${props[i]}: bus says $got, $rel holds $(shown "${before[i]}")"
 		fi
 	done
-	((n >= 2)) || fail "no attributes found in $dir"
 }
 
 step "a system bus with the project's policy"
