@@ -109,9 +109,9 @@ if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	xvfb=$!
 	for _ in $(seq 200); do [[ -e /tmp/.X11-unix/X7 ]] && break; sleep 0.05; done
 	echo 1 >"$D0/read_only"
-	# (a generous timeout: GL is drawn in software under TCG, on a shared host)
+	# (a generous timeout: TCG, on a shared host)
 	rc=0
-	out=$(DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent timeout 400 "$MANAGER" --dump-model \
+	out=$(env "${SBD_GUI_ENV[@]}" timeout 400 "$MANAGER" --dump-model \
 		--expand sbd0 --set sbd0:Label=from-gui --set sbd0:Size=1000 --screenshot "$SBD_VM_RESULTS/sbd-manager.png" 2>&1) || rc=$?
 	log "exit status $rc: $out"
 	assert_eq 1 "$rc" "sbd-manager's exit status (1: an action was refused)"
@@ -188,7 +188,7 @@ if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	for _ in $(seq 200); do [[ -e /tmp/.X11-unix/X7 ]] && break; sleep 0.05; done
 	# manager ARGS...: one run of sbd-manager under Xvfb, its JSON lines
 	manager() {
-		DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
+		env "${SBD_GUI_ENV[@]}" \
 			timeout 400 "$MANAGER" --dump-model "$@" 2>&1 || true
 	}
 	# wait_model REGEX: until a fresh window shows it

@@ -301,7 +301,7 @@ if command -v Xvfb >/dev/null; then
 	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
 	xvfb=$!
 	wait_until 10 test -e /tmp/.X11-unix/X7 || fail "Xvfb did not start"
-	out=$(DISPLAY=:7 GDK_BACKEND=x11 GTK_A11Y=none DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent \
+	out=$(env "${SBD_GUI_ENV[@]}" \
 		timeout 120 /usr/bin/sbd-manager --dump-model --set sbd0:Label=from-gui 2>&1) || true
 	log "${out//$'\n'/$'\n'    }"
 	assert_ok grep -q '^{"action":"set sbd0:Label=from-gui","error":null}$' <<<"$out"
