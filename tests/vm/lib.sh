@@ -26,6 +26,7 @@ _sbd_checks=0
 _sbd_failed=0
 _sbd_failures=()
 declare -A _sbd_bg_pid=()
+_sbd_ready_n=0
 
 # ---------------------------------------------------------------- reporting
 
@@ -265,12 +266,24 @@ expect_write_errno() {
 
 # ------------------------------------------------------------------ helpers
 
+# nap SECONDS: sleep without an exec (`sleep` costs 0.4 s of the debug
+# guest's CPU: a polling loop's step would be ten times its nap). read -t
+# on a FIFO nobody writes to; opened read-write, it never sees an end.
+_sbd_nap_fd=
+nap() {
+	if [[ -z $_sbd_nap_fd ]]; then
+		mkfifo "$SBD_TMP/.nap"
+		exec {_sbd_nap_fd}<>"$SBD_TMP/.nap"
+	fi
+	read -rt "$1" -u "$_sbd_nap_fd" || true
+}
+
 # wait_for PATH [TIMEOUT_S]: until PATH exists
 wait_for() {
 	local i n=$((${2:-10} * 20))
 	for ((i = 0; i < n; i++)); do
 		[[ -e $1 ]] && return 0
-		sleep 0.05
+		nap 0.05
 	done
 	return 1
 }
@@ -307,7 +320,11 @@ bg_wait() {
 	return "$rc"
 }
 
-bg_output() { cat "$SBD_TMP/$1.out"; }
+bg_output() { # (no cat: an exec)
+	local _o=
+	{ IFS= read -r -d '' _o || true; } <"$SBD_TMP/$1.out"
+	printf '%s' "$_o"
+}
 
 # bg_stop NAME: end it (for listeners that run until stopped)
 bg_stop() {
@@ -324,9 +341,9 @@ uevents_start() {
 		timeout=$1
 		shift
 	fi
-	rm -f "$SBD_TMP/$name.ready"
-	bg_start "$name" "$SBD_VM_TOOL" uevents --ready "$SBD_TMP/$name.ready" "$@" "$timeout" "$count"
-	wait_for "$SBD_TMP/$name.ready" || die "uevent listener $name did not start"
+	local ready=$SBD_TMP/$name.ready.$((++_sbd_ready_n)) # a new name: no rm
+	bg_start "$name" "$SBD_VM_TOOL" uevents --ready "$ready" "$@" "$timeout" "$count"
+	wait_for "$ready" 30 || die "uevent listener $name did not start"
 }
 
 # uevents_collect NAME: wait for the listener; its events are in bg_output NAME.
@@ -337,9 +354,9 @@ uevents_collect() {
 
 # notify_start NAME PATH [TIMEOUT_MS]: wait in the background for sysfs_notify on PATH
 notify_start() {
-	rm -f "$SBD_TMP/$1.ready"
-	bg_start "$1" "$SBD_VM_TOOL" wait-notify --ready "$SBD_TMP/$1.ready" "$2" "${3:-5000}"
-	wait_for "$SBD_TMP/$1.ready" || die "notify waiter $1 did not start"
+	local ready=$SBD_TMP/$1.ready.$((++_sbd_ready_n))
+	bg_start "$1" "$SBD_VM_TOOL" wait-notify --ready "$ready" "$2" "${3:-5000}"
+	wait_for "$ready" 30 || die "notify waiter $1 did not start"
 }
 
 # notify_collect NAME: 0 when woken (the new value in bg_output NAME), 2 on time-out
@@ -551,7 +568,7 @@ sbdd_wait_name() {
 			wait "$w" 2>/dev/null || true
 			return 1
 		fi
-		sleep 0.2
+		nap 0.2
 	done
 	wait "$w" || rc=$?
 	return "$rc"
@@ -617,7 +634,7 @@ sbd_wait_device_count() {
 	for ((i = 0; i < ${2:-600} * 2; i++)); do
 		out=$(busctl --system get-property "$SBD_NAME" "$SBD_OBJ" org.sbd.Sbd1.Manager Devices 2>&1)
 		[[ ${out%% \"*} == "ao $1" ]] && return 0
-		sleep 0.5
+		nap 0.5
 	done
 	return 1
 }
@@ -693,7 +710,7 @@ sbd_monitor_start() {
 	for ((i = 0; i < 100; i++)); do
 		busctl --system call "$SBD_NAME" "$SBD_OBJ" org.freedesktop.DBus.Peer Ping >/dev/null 2>&1 || true
 		grep -q '"member":"Ping"' "$SBD_TMP/monitor.out" 2>/dev/null && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	die "busctl monitor did not start: $(head -c 500 "$SBD_TMP/monitor.err")"
 }
@@ -711,7 +728,7 @@ monitor_wait() {
 	shift
 	for ((i = 0; i < t * 10; i++)); do
 		(($(monitor_count "$@") > 0)) && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	return 1
 }

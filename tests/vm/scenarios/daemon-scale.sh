@@ -74,7 +74,7 @@ step "100 clients subscribed to signals at once"
 rm -f "$SBD_TMP/subs.ready"
 bg_start subs /usr/bin/python3 "$CHECK" subscribers 100 "$(sbd_dev_path sbd7)" hello-100 \
 	--ready "$SBD_TMP/subs.ready" --timeout 120
-wait_for "$SBD_TMP/subs.ready" 120 || die "the subscribers did not start: $(cat "$SBD_TMP/subs.err")"
+wait_for "$SBD_TMP/subs.ready" 300 || die "the subscribers did not start: $(cat "$SBD_TMP/subs.err")"
 log "connections on the bus: $(busctl --system list --no-legend | wc -l)"
 t0=$(now)
 attr_write "$SBD_DEVICES/sbd7/label" hello-100

@@ -29,7 +29,7 @@ write_p1() {
 step "a 64 MiB disk with one partition from 1 MiB to its end"
 sbd_module_load ndevices=1 size=64M
 echo 'start=2048, type=83' | sfdisk -q /dev/sbd0 || die "sfdisk failed"
-wait_for /dev/sbd0p1 5 || die "/dev/sbd0p1 did not appear"
+wait_for /dev/sbd0p1 30 || die "/dev/sbd0p1 did not appear"
 assert_eq $((64 * M)) "$(part_end sbd0p1)" "end of sbd0p1"
 random_file "$SBD_TMP/r" 1024
 assert_ok write_p1 61 "$SBD_TMP/r"
