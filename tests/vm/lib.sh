@@ -645,6 +645,7 @@ sbd_wait_device_count() {
 # is the integration layer's (natively, the normal build); what the guests
 # check is the client against the real daemon and kernel, which no
 # renderer changes.
+# shellcheck disable=SC2034 # used by the scenarios that source this file
 SBD_GUI_ENV=(DISPLAY=:7 GDK_BACKEND=x11 GSK_RENDERER=cairo GDK_DEBUG=gl-disable GTK_A11Y=none
 	DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent)
 
