@@ -8,8 +8,10 @@ so the bus's complaints show in the test's log. With OUT, each entry is
 appended to that file as one JSON object per line instead (sbdd's audit
 records, read by sbdtest.py's journal helpers).
 """
+import ctypes
 import json
 import os
+import signal
 import socket
 import sys
 
@@ -36,6 +38,9 @@ def main():
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(sys.argv[1])
     out = open(sys.argv[3], "a") if len(sys.argv) > 3 else None
+    if out:
+        # a test killed before its tearDown must not leave the sink behind
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     open(sys.argv[2], "w").close()
     while True:
         entry = fields(sock.recv(1 << 20))
