@@ -137,11 +137,11 @@ static void audit_write(const struct audit_record *rec) {
 
         field_add(&f, "MESSAGE_ID=%s", kinds[rec->kind].id);
         field_add(&f, "PRIORITY=%d", rec->kind == AUDIT_REFUSED ? LOG_NOTICE : LOG_INFO);
-        field_add(&f, "MESSAGE=%s%s%s: %s%s%s%s%s%s%s%s, by %s: %s", kinds[rec->kind].what,
+        field_add(&f, "MESSAGE=%s%s%s: %s%s%s%s%s%s%s%s%s, by %s: %s", kinds[rec->kind].what,
                   rec->kind == AUDIT_REFUSED ? ", " : "", rec->kind == AUDIT_REFUSED ? rec->operation : "",
                   strempty(rec->object), rec->attribute ? " " : "", strempty(rec->attribute),
-                  old ? " from '" : "", strempty(old), old ? "'" : "", new ? " to " : "",
-                  new ? new : "", strempty(who), result);
+                  old ? " from '" : "", strempty(old), old ? "'" : "", new ? " to '" : "", strempty(new),
+                  new ? "'" : "", strempty(who), result);
         field_add(&f, "SBD_OPERATION=%s", rec->operation);
         if (rec->object)
                 field_add(&f, "SBD_OBJECT=%s", rec->object);
