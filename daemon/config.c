@@ -16,6 +16,8 @@ void config_init(struct config *c) {
                 .uevent_source = UEVENT_SOURCE_AUTO,
                 .log_level = LOG_INFO,
                 .max_message_size = BUS_MESSAGE_SIZE_DEFAULT,
+                .audit_rate_interval_usec = AUDIT_RATE_INTERVAL_SEC_DEFAULT * 1000000ULL,
+                .audit_rate_burst = AUDIT_RATE_BURST_DEFAULT,
         };
 }
 
@@ -166,6 +168,19 @@ static int config_assign(struct config *c, const char *section, const char *key,
                         if (r < 0 || v < 4096 || v > UINT32_MAX)
                                 return -EINVAL;
                         c->max_message_size = v;
+                        return 0;
+                }
+                if (streq(key, "AuditRateLimitIntervalSec") || streq(key, "AuditRateLimitBurst")) {
+                        uint64_t v;
+                        r = attr_parse_u64(value, &v);
+                        if (r < 0 || v > 86400 * 365)
+                                return -EINVAL;
+                        if (streq(key, "AuditRateLimitBurst"))
+                                c->audit_rate_burst = (unsigned) v;
+                        else if (v == 0)
+                                return -EINVAL;
+                        else
+                                c->audit_rate_interval_usec = v * 1000000ULL;
                         return 0;
                 }
                 if (streq(key, "LogLevel")) {

@@ -10,6 +10,11 @@
 /* dbus-daemon's default max_message_size, on the system bus too. */
 #define BUS_MESSAGE_SIZE_DEFAULT (32U * 1024 * 1024)
 
+/* Audit records (audit.c), per kind: at most this many per interval. A
+ * caller refused as fast as the bus carries it costs 20 entries a second. */
+#define AUDIT_RATE_INTERVAL_SEC_DEFAULT 10
+#define AUDIT_RATE_BURST_DEFAULT 200
+
 enum uevent_source {
         UEVENT_SOURCE_AUTO,
         UEVENT_SOURCE_UDEV,
@@ -24,6 +29,8 @@ struct config {
         char **params;              /* "key=value" strv, keys unique */
         int log_level;              /* syslog priority */
         uint64_t max_message_size;  /* the bus's max_message_size (replysize.c) */
+        uint64_t audit_rate_interval_usec;  /* audit records: per kind, at most */
+        unsigned audit_rate_burst;          /* this many per interval (0: no limit) */
 };
 
 #define SBDD_CONFIG_FILE SYSCONFDIR "/sbd/sbdd.conf"
@@ -46,6 +53,7 @@ int config_params_string(char **params, char **ret);
 
 /* Parse an ini file:
  *   [Daemon]     UeventSource=auto|udev|kernel  LogLevel=info  MaxMessageSize=BYTES
+ *                AuditRateLimitIntervalSec=10  AuditRateLimitBurst=200
  *   [Module]     Load=yes|no  Path=/path/sbd.ko  UnloadOnExit=yes|no
  *   [Parameters] ndevices=2 ...
  * Returns -ENOENT when the file does not exist, -EINVAL (logged with the

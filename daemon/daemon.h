@@ -11,6 +11,7 @@
 #include <systemd/sd-event.h>
 
 #include "attr.h"
+#include "audit.h"
 #include "config.h"
 #include "hashmap.h"
 
@@ -138,6 +139,7 @@ struct daemon {
         struct uid_cache_entry {
                 char *name;
                 uid_t uid;
+                pid_t pid;
         } uid_cache[64];
         unsigned uid_cache_next;
 
@@ -159,6 +161,16 @@ struct daemon {
         sd_event_source *resend_timer;
 
         char *status;     /* the last STATUS= sent to systemd */
+
+        /* audit records per kind in the current interval (audit.c) */
+        struct audit_window {
+                uint64_t begin;
+                unsigned n, suppressed;
+        } audit[_AUDIT_KIND_MAX];
+        sd_event_source *audit_timer;
+        /* a request's own write is being read back: the change it makes
+         * is that request's record, not one seen from the kernel */
+        bool audit_own_change;
 
         bool ready;       /* start-up enumeration done: emit signals */
         bool need_resync; /* a uevent was lost */
@@ -230,8 +242,9 @@ int append_object_paths(sd_bus_message *reply, struct object_set *set, const cha
 
 /* manager.c */
 extern const sd_bus_vtable manager_vtable[];
-void waiters_object_added(struct daemon *d, struct sbd_object *o);
-void waiters_object_removed(struct daemon *d, const char *name);
+/* Whether a request waited for it (it is then answered and recorded). */
+bool waiters_object_added(struct daemon *d, struct sbd_object *o);
+bool waiters_object_removed(struct daemon *d, const char *name, const char *path);
 void waiters_free_all(struct daemon *d);
 /* A caller left the bus: its requests waiting for a device are dropped. */
 void waiters_sender_gone(struct daemon *d, const char *sender);
@@ -249,7 +262,7 @@ void module_size_limits(uint64_t *ret_max_size, uint64_t *ret_max_total);
 
 /* modop.c: Load and Unload in a child process, one at a time, in order;
  * m is answered when it is done. Takes params. */
-int module_op_queue(struct daemon *d, sd_bus_message *m, bool unload, char **params);
+int module_op_queue(struct daemon *d, sd_bus_message *m, bool unload, char **params, const struct caller *caller);
 void module_ops_free_all(struct daemon *d);
 
 /* uevent.c */
@@ -259,9 +272,10 @@ void uevent_done(struct daemon *d);
 /* polkit.c: authorize the sender of m for action; the callback runs
  * once, later (never from inside authorize_async). allowed < 0 is an
  * error already put in *error; 0 means denied (error filled); 1 allowed.
- * uid: the caller's, (uid_t) -1 where it is not known. */
+ * caller: who asked (uid (uid_t) -1 where it is not known) and what
+ * polkit said, for the decision and for the audit record. */
 typedef void (*auth_callback_t)(struct daemon *d, sd_bus_message *m, int allowed,
-                                const sd_bus_error *error, uid_t uid, void *userdata);
+                                const sd_bus_error *error, const struct caller *caller, void *userdata);
 #define ACTION_SET_ATTRIBUTE "org.sbd.sbd1.set-attribute"
 #define ACTION_MANAGE_DEVICES "org.sbd.sbd1.manage-devices"
 #define ACTION_MANAGE_MODULE "org.sbd.sbd1.manage-module"
@@ -284,6 +298,8 @@ void auth_requests_free_all(struct daemon *d);
 bool auth_pending_of(struct daemon *d, const char *sender);
 /* The caller's uid if the cache knows it (1), else 0. */
 int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret);
+/* Its uid and pid (1), or 0 leaving them untouched. */
+int auth_cached_creds(struct daemon *d, const char *sender, uid_t *ret_uid, pid_t *ret_pid);
 /* Watch callers leaving the bus (NameOwnerChanged). */
 int auth_setup(struct daemon *d);
 void uid_cache_done(struct daemon *d);

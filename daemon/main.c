@@ -193,6 +193,7 @@ void daemon_update_status(struct daemon *d) {
 }
 
 static void daemon_done(struct daemon *d) {
+        audit_done(d);
         auth_requests_free_all(d);
         module_ops_free_all(d);
         waiters_free_all(d);

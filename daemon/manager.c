@@ -33,6 +33,9 @@ struct device_waiter {
         char *name;     /* the device awaited; NULL: the next new one */
         bool remove;
         uid_t uid;      /* the caller's */
+        pid_t pid;      /* with polkit's answer, for the audit record */
+        const char *polkit;
+        char size[24];  /* AddDevice's size, decimal */
         sd_event_source *timeout;
         struct device_waiter *prev, *next;
 };
@@ -51,31 +54,37 @@ static void waiter_free(struct device_waiter *w) {
         free(w);
 }
 
-/* Whether one more waiter of uid fits; if not, m is answered with
- * LimitsExceeded. */
-static bool waiter_fits(struct daemon *d, sd_bus_message *m, uid_t uid) {
+static void refuse(struct daemon *d, sd_bus_message *m, const char *object, const sd_bus_error *error,
+                   const struct caller *caller);
+
+/* Whether one more waiter of the caller fits; if not, m is answered
+ * with LimitsExceeded. */
+static bool waiter_fits(struct daemon *d, sd_bus_message *m, const char *object, const struct caller *caller) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         unsigned n = 0, total = 0;
 
-        if (uid == 0)
+        if (caller->uid == 0)
                 return true;
         for (struct device_waiter *w = d->waiters; w; w = w->next) {
-                n += w->uid == uid;
+                n += w->uid == caller->uid;
                 total += w->uid != 0;
         }
         if (total < WAITERS_TOTAL_MAX && n < WAITERS_PER_UID_MAX)
                 return true;
-        (void) sd_bus_reply_method_errorf(m, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                          "Too many requests waiting for devices (at most %u in all, %u per user).",
-                                          WAITERS_TOTAL_MAX, WAITERS_PER_UID_MAX);
+        (void) sd_bus_error_setf(&e, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                 "Too many requests waiting for devices (at most %u in all, %u per user).",
+                                 WAITERS_TOTAL_MAX, WAITERS_PER_UID_MAX);
+        refuse(d, m, object, &e, caller);
         return false;
 }
 
 /* Before polkit: whether a waiter of the caller would fit, when its uid
  * is known already (the check after polkit is the one that counts). */
-static bool waiter_may_fit(struct daemon *d, sd_bus_message *m) {
-        uid_t uid;
+static bool waiter_may_fit(struct daemon *d, sd_bus_message *m, const char *object) {
+        struct caller c;
 
-        return !auth_cached_uid(d, sd_bus_message_get_sender(m), &uid) || waiter_fits(d, m, uid);
+        caller_of_message(d, m, &c);
+        return c.uid == (uid_t) -1 || waiter_fits(d, m, object, &c);
 }
 
 void waiters_free_all(struct daemon *d) {
@@ -91,17 +100,42 @@ void waiters_sender_gone(struct daemon *d, const char *sender) {
         }
 }
 
+static void waiter_caller(const struct device_waiter *w, struct caller *ret) {
+        *ret = (struct caller) {
+                .bus_name = sd_bus_message_get_sender(w->m), .uid = w->uid, .pid = w->pid, .polkit = w->polkit,
+        };
+}
+
+/* The request's audit record: done (error NULL) or refused. */
+static void waiter_audit(struct device_waiter *w, const char *path, const sd_bus_error *error) {
+        struct caller c;
+
+        waiter_caller(w, &c);
+        audit_log(w->d, &(struct audit_record) {
+                .kind = error ? AUDIT_REFUSED : w->remove ? AUDIT_DEVICE_REMOVED : AUDIT_DEVICE_ADDED,
+                .operation = w->remove ? "RemoveDevice" : "AddDevice",
+                .object = path,
+                .attribute = w->remove ? NULL : "size",
+                .new_value = w->remove ? NULL : w->size,
+                .error = error,
+                .caller = &c,
+        });
+}
+
 static int waiter_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         struct device_waiter *w = userdata;
 
-        (void) sd_bus_reply_method_errorf(w->m, SBD_ERROR_KERNEL_ERROR,
-                                          "The kernel accepted the request but %s did not %s in time.",
-                                          w->name ?: "the new device", w->remove ? "go away" : "appear");
+        (void) sd_bus_error_setf(&e, SBD_ERROR_KERNEL_ERROR, "The kernel accepted the request but %s did not %s in time.",
+                                 w->name ?: "the new device", w->remove ? "go away" : "appear");
+        (void) sd_bus_reply_method_error(w->m, &e);
+        waiter_audit(w, NULL, &e);
         waiter_free(w);
         return 0;
 }
 
-static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, bool remove, uid_t uid) {
+static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, bool remove,
+                      const struct caller *caller, uint64_t size) {
         struct device_waiter *w = calloc(1, sizeof(*w));
         struct device_waiter **tail;
         int r;
@@ -112,7 +146,10 @@ static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, boo
         d->n_waiters++;
         w->m = sd_bus_message_ref(m);
         w->remove = remove;
-        w->uid = uid;
+        w->uid = caller->uid;
+        w->pid = caller->pid;
+        w->polkit = caller->polkit;
+        snprintf(w->size, sizeof(w->size), "%" PRIu64, size);
         if (name && !(w->name = strdup(name))) {
                 sd_bus_message_unref(w->m);
                 d->n_waiters--;
@@ -132,37 +169,52 @@ static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, boo
         return 0;
 }
 
-void waiters_object_added(struct daemon *d, struct sbd_object *o) {
+bool waiters_object_added(struct daemon *d, struct sbd_object *o) {
         if (o->kind != OBJECT_DEVICE)
-                return;
+                return false;
         for (struct device_waiter *w = d->waiters; w; w = w->next) {
                 if (w->remove || (w->name && !streq(w->name, o->name)))
                         continue;
                 (void) sd_bus_reply_method_return(w->m, "o", o->path);
+                waiter_audit(w, o->path, NULL);
                 waiter_free(w);
-                return;
+                return true;
         }
+        return false;
 }
 
-void waiters_object_removed(struct daemon *d, const char *name) {
+bool waiters_object_removed(struct daemon *d, const char *name, const char *path) {
+        bool found = false;
+
         for (struct device_waiter *w = d->waiters, *next; w; w = next) {
                 next = w->next;
                 if (w->remove && streq(w->name, name)) {
                         (void) sd_bus_reply_method_return(w->m, NULL);
+                        waiter_audit(w, path, NULL);
                         waiter_free(w);
+                        found = true;
                 }
         }
+        return found;
 }
 
 static struct sbd_object *first_driver(struct daemon *d) {
         return d->objects[OBJECT_DRIVER].n > 0 ? d->objects[OBJECT_DRIVER].sorted[0] : NULL;
 }
 
-static void reply_errno(sd_bus_message *m, int r, const char *what) {
+/* Answer m with error and record the refusal. */
+static void refuse(struct daemon *d, sd_bus_message *m, const char *object, const sd_bus_error *error,
+                   const struct caller *caller) {
+        (void) sd_bus_reply_method_error(m, error);
+        audit_refused(d, sd_bus_message_get_member(m), object, NULL, NULL, error, caller);
+}
+
+static void reply_errno(struct daemon *d, sd_bus_message *m, int r, const char *what, const char *object,
+                        const struct caller *caller) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 
         sbd_error_set_errno(&e, r, what);
-        (void) sd_bus_reply_method_error(m, &e);
+        refuse(d, m, object, &e, caller);
 }
 
 struct add_request {
@@ -222,22 +274,21 @@ static int add_write(struct daemon *d, struct sbd_object *driver, const struct a
 }
 
 static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allowed,
-                                  const sd_bus_error *error, uid_t uid, void *userdata) {
+                                  const sd_bus_error *error, const struct caller *caller, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         struct add_request *req = userdata;
         struct sbd_object *driver = first_driver(d);
         char buf[64], name[32], syspath[64 + sizeof(SYSFS_DEVICES_DIR)];
         uint32_t id;
         int r;
 
-        if (allowed <= 0) {
-                (void) sd_bus_reply_method_error(m, error);
-                return;
-        }
+        if (allowed <= 0)
+                return refuse(d, m, NULL, error, caller);
         if (!driver) {
-                (void) sd_bus_reply_method_errorf(m, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
-                return;
+                (void) sd_bus_error_set(&e, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
+                return refuse(d, m, NULL, &e, caller);
         }
-        if (!waiter_fits(d, m, uid))
+        if (!waiter_fits(d, m, NULL, caller))
                 return;
         r = add_write(d, driver, req, &id, buf, sizeof(buf));
         if (r < 0) {
@@ -246,16 +297,16 @@ static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allow
                         snprintf(what, sizeof(what), "The kernel refused to create a device with '%s'", buf);
                 else
                         snprintf(what, sizeof(what), "Cannot choose an id for the new device");
-                reply_errno(m, r, what);
+                reply_errno(d, m, r, what, NULL, caller);
                 return;
         }
         log_info("Created a device with '%s'.", buf);
 
         /* The answer names exactly the device this request created. */
         snprintf(name, sizeof(name), "sbd%" PRIu32, id);
-        r = waiter_add(d, m, name, false, uid);
+        r = waiter_add(d, m, name, false, caller, req->size);
         if (r < 0) {
-                reply_errno(m, r, "Cannot wait for the new device");
+                reply_errno(d, m, r, "Cannot wait for the new device", NULL, caller);
                 return;
         }
         snprintf(syspath, sizeof(syspath), SYSFS_DEVICES_DIR "/%s", name);
@@ -341,9 +392,14 @@ static int method_add_device(sd_bus_message *m, void *userdata, sd_bus_error *er
                 r = parse_add_options(m, req, error);
         if (r >= 0 && !sd_bus_error_is_set(error))
                 r = check_add_request(d, req, error);
+        if (sd_bus_error_is_set(error)) {
+                struct caller c;
+                caller_of_message(d, m, &c);
+                audit_refused(d, "AddDevice", NULL, NULL, NULL, error, &c);
+        }
         if (r < 0 || sd_bus_error_is_set(error))
                 return r;
-        if (!waiter_may_fit(d, m))
+        if (!waiter_may_fit(d, m, NULL))
                 return 1;
         snprintf(size, sizeof(size), "%" PRIu64, req->size);
         snprintf(id, sizeof(id), "%" PRIu32, req->id);
@@ -370,41 +426,40 @@ static void remove_request_free(void *p) {
 }
 
 static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int allowed,
-                                     const sd_bus_error *error, uid_t uid, void *userdata) {
+                                     const sd_bus_error *error, const struct caller *caller, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         const struct remove_request *rr = userdata;
         struct sbd_object *o, *driver = first_driver(d);
         int r;
 
-        if (allowed <= 0) {
-                (void) sd_bus_reply_method_error(m, error);
-                return;
-        }
+        if (allowed <= 0)
+                return refuse(d, m, rr->path, error, caller);
         /* The device asked about, not one re-created under its name
          * while polkit thought (delete_device takes only a name: the last
          * look at the directory is right before the write). */
         o = hashmap_get(&d->objects[OBJECT_DEVICE].by_path, rr->path);
         if (!o || o->st_dev != rr->st_dev || o->st_ino != rr->st_ino ||
             !sysfs_same_dir(o->syspath, rr->st_dev, rr->st_ino)) {
-                (void) sd_bus_reply_method_errorf(m, SBD_ERROR_DEVICE_GONE, "%s is gone.", rr->path);
-                return;
+                (void) sd_bus_error_setf(&e, SBD_ERROR_DEVICE_GONE, "%s is gone.", rr->path);
+                return refuse(d, m, rr->path, &e, caller);
         }
         if (!driver) {
-                (void) sd_bus_reply_method_errorf(m, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
-                return;
+                (void) sd_bus_error_set(&e, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
+                return refuse(d, m, rr->path, &e, caller);
         }
-        if (!waiter_fits(d, m, uid))
+        if (!waiter_fits(d, m, rr->path, caller))
                 return;
         r = sysfs_write_at(driver->dirfd, "delete_device", o->name, strlen(o->name));
         if (r < 0) {
                 char what[128];
                 snprintf(what, sizeof(what), "The kernel refused to delete %s", o->name);
-                reply_errno(m, r, what);
+                reply_errno(d, m, r, what, rr->path, caller);
                 return;
         }
         log_info("Deleted %s.", o->name);
-        r = waiter_add(d, m, o->name, true, uid);
+        r = waiter_add(d, m, o->name, true, caller, 0);
         if (r < 0) {
-                reply_errno(m, r, "Cannot wait for the device to go");
+                reply_errno(d, m, r, "Cannot wait for the device to go", rr->path, caller);
                 return;
         }
         if (!sysfs_same_dir(o->syspath, o->st_dev, o->st_ino))
@@ -427,12 +482,18 @@ static int method_remove_device(sd_bus_message *m, void *userdata, sd_bus_error 
         r = sd_bus_message_at_end(m, false);
         if (r < 0)
                 return r;
-        if (r == 0)
-                return sd_bus_error_set(error, SBD_ERROR_INVALID_VALUE, "RemoveDevice takes no options yet.");
         o = hashmap_get(&d->objects[OBJECT_DEVICE].by_path, path);
-        if (!o)
-                return sd_bus_error_setf(error, SBD_ERROR_DEVICE_GONE, "No device %s.", path);
-        if (!waiter_may_fit(d, m))
+        if (r == 0)
+                r = sd_bus_error_set(error, SBD_ERROR_INVALID_VALUE, "RemoveDevice takes no options yet.");
+        else if (!o)
+                r = sd_bus_error_setf(error, SBD_ERROR_DEVICE_GONE, "No device %s.", path);
+        if (sd_bus_error_is_set(error)) {
+                struct caller c;
+                caller_of_message(d, m, &c);
+                audit_refused(d, "RemoveDevice", path, NULL, NULL, error, &c);
+                return r;
+        }
+        if (!waiter_may_fit(d, m, path))
                 return 1;
         rr = calloc(1, sizeof(*rr));
         if (!rr || !(rr->path = strdup(path))) {

@@ -27,6 +27,9 @@ struct module_op {
         bool unload;
         sd_bus_message *m;  /* the call to answer */
         char **params;      /* Load's parameters ("key=value") */
+        uid_t uid;          /* who asked, for the audit record */
+        pid_t pid;
+        const char *polkit;
         struct module_op *next;
 };
 
@@ -70,22 +73,48 @@ static __attribute__((noreturn)) void module_op_child(struct daemon *d, struct m
 
 static void module_op_start_next(struct daemon *d);
 
+/* Done (error NULL) or refused. */
+static void module_op_audit(struct daemon *d, const struct module_op *op, const sd_bus_error *error) {
+        _cleanup_free_ char *params = NULL;
+        struct caller c = {
+                .bus_name = sd_bus_message_get_sender(op->m), .uid = op->uid, .pid = op->pid, .polkit = op->polkit,
+        };
+
+        if (op->params)
+                (void) config_params_string(op->params, &params);
+        audit_log(d, &(struct audit_record) {
+                .kind = error ? AUDIT_REFUSED : op->unload ? AUDIT_MODULE_UNLOADED : AUDIT_MODULE_LOADED,
+                .operation = op->unload ? "Unload" : "Load",
+                .object = SBD_MODULE_PATH,
+                .attribute = params ? "parameters" : NULL,
+                .new_value = params,
+                .error = error,
+                .caller = &c,
+        });
+}
+
 static void module_op_finish(struct daemon *d, const struct module_op_result *res) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         struct module_op *op = d->module_ops;
 
-        d->module_ops = op->next;
+        /* op stays first while the tree follows: the module's state
+         * changes are this operation's record, not ones seen (module.c). */
         if (res->r < 0) {
                 if (res->name[0])
-                        (void) sd_bus_reply_method_errorf(op->m, res->name, "%s", res->message);
+                        (void) sd_bus_error_set(&e, res->name, res->message);
                 else
-                        (void) sd_bus_reply_method_errno(op->m, res->r, NULL);
+                        (void) sd_bus_error_set_errno(&e, res->r);
+                (void) sd_bus_reply_method_error(op->m, &e);
+                module_op_audit(d, op, &e);
         } else {
                 /* init_module() or delete_module() returned: the driver
                  * and the disks exist or are gone now, whatever uevents
                  * are still on their way. */
                 (void) tree_sync(d);
                 (void) sd_bus_reply_method_return(op->m, NULL);
+                module_op_audit(d, op, NULL);
         }
+        d->module_ops = op->next;
         module_op_free(op);
         module_op_start_next(d);
 }
@@ -169,14 +198,17 @@ static void module_op_start_next(struct daemon *d) {
         }
 }
 
-int module_op_queue(struct daemon *d, sd_bus_message *m, bool unload, char **params) {
+int module_op_queue(struct daemon *d, sd_bus_message *m, bool unload, char **params, const struct caller *caller) {
         struct module_op *op = calloc(1, sizeof(*op)), **tail = &d->module_ops;
 
         if (!op) {
                 strv_free(params);
                 return -ENOMEM;
         }
-        *op = (struct module_op) { .unload = unload, .m = sd_bus_message_ref(m), .params = params };
+        *op = (struct module_op) {
+                .unload = unload, .m = sd_bus_message_ref(m), .params = params,
+                .uid = caller->uid, .pid = caller->pid, .polkit = caller->polkit,
+        };
         while (*tail)
                 tail = &(*tail)->next;
         *tail = op;

@@ -100,6 +100,23 @@ static char *params_flatten(char **l) {
         return s;
 }
 
+/* The module came or went, not by a Load or Unload of sbdd's (whose
+ * own record says so): modprobe, rmmod, another program. */
+static void module_audit_seen(struct daemon *d, const char *old, const char *state) {
+        bool loaded = streq(state, "live"), unloaded = streq(state, "unloaded");
+
+        if (!d->ready || d->module_ops || !old || !(loaded || unloaded))
+                return;
+        audit_log(d, &(struct audit_record) {
+                .kind = loaded ? AUDIT_MODULE_LOADED : AUDIT_MODULE_UNLOADED,
+                .operation = "uevent",
+                .object = SBD_MODULE_PATH,
+                .attribute = "initstate",
+                .old_value = old,
+                .new_value = state,
+        });
+}
+
 void module_emit_changes(struct daemon *d, bool removed) {
         _cleanup_free_ char *state = NULL, *flat = NULL;
         _cleanup_strv_free_ char **params = NULL;
@@ -126,6 +143,7 @@ void module_emit_changes(struct daemon *d, bool removed) {
         if (!flat)
                 return (void) log_oom();
         if (!streq_ptr(d->module_state, state)) {
+                module_audit_seen(d, d->module_state, state);
                 free(d->module_state);
                 d->module_state = TAKE_PTR(state);
                 names[n++] = "State";
@@ -375,17 +393,32 @@ static int property_get_name(sd_bus *bus, const char *path, const char *interfac
         return sd_bus_message_append_basic(reply, 's', SBD_MODULE_NAME);
 }
 
+/* Answer m with error and record the refusal. */
+static void module_refuse(struct daemon *d, sd_bus_message *m, const sd_bus_error *error, const struct caller *caller) {
+        (void) sd_bus_reply_method_error(m, error);
+        audit_refused(d, sd_bus_message_get_member(m), SBD_MODULE_PATH, NULL, NULL, error, caller);
+}
+
 static void load_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
-                            uid_t uid, void *userdata) {
+                            const struct caller *caller, void *userdata) {
         char ***params = userdata;
 
-        if (allowed <= 0) {
-                (void) sd_bus_reply_method_error(m, error);
-                return;
-        }
+        if (allowed <= 0)
+                return module_refuse(d, m, error, caller);
         /* Off the loop (modop.c), which answers m when it is done. */
-        if (module_op_queue(d, m, false, TAKE_PTR(*params)) < 0)
+        if (module_op_queue(d, m, false, TAKE_PTR(*params), caller) < 0)
                 (void) sd_bus_reply_method_errno(m, -ENOMEM, NULL);
+}
+
+/* A refusal before authorization, recorded. */
+static int module_refused_early(struct daemon *d, sd_bus_message *m, int r, const sd_bus_error *error) {
+        struct caller c;
+
+        if (sd_bus_error_is_set(error)) {
+                caller_of_message(d, m, &c);
+                audit_refused(d, sd_bus_message_get_member(m), SBD_MODULE_PATH, NULL, NULL, error, &c);
+        }
+        return r;
 }
 
 /* Load's userdata: a pointer to its parameters, which the module
@@ -505,7 +538,7 @@ static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 
         r = load_read_params(d, m, &params, error);
         if (r < 0)
-                return r;
+                return module_refused_early(d, m, r, error);
         /* No parameters: the configured ones (sbdd.conf, -p), as at start-up. */
         for (char **p = params.params ? NULL : d->config.params; p && *p; p++) {
                 r = config_set_param(&params, *p);
@@ -532,12 +565,10 @@ static int method_load(sd_bus_message *m, void *userdata, sd_bus_error *error) {
 }
 
 static void unload_authorized(struct daemon *d, sd_bus_message *m, int allowed, const sd_bus_error *error,
-                              uid_t uid, void *userdata) {
-        if (allowed <= 0) {
-                (void) sd_bus_reply_method_error(m, error);
-                return;
-        }
-        if (module_op_queue(d, m, true, NULL) < 0)
+                              const struct caller *caller, void *userdata) {
+        if (allowed <= 0)
+                return module_refuse(d, m, error, caller);
+        if (module_op_queue(d, m, true, NULL, caller) < 0)
                 (void) sd_bus_reply_method_errno(m, -ENOMEM, NULL);
 }
 
@@ -550,7 +581,10 @@ static int method_unload(sd_bus_message *m, void *userdata, sd_bus_error *error)
                 return r;
         /* Nothing to unload: the answer needs no polkit. */
         if (streq(state, "unloaded"))
-                return sd_bus_error_set(error, SBD_ERROR_MODULE_NOT_LOADED, "The sbd module is not loaded.");
+                return module_refused_early(userdata, m,
+                                            sd_bus_error_set(error, SBD_ERROR_MODULE_NOT_LOADED,
+                                                             "The sbd module is not loaded."),
+                                            error);
         const char *details[] = {
                 "polkit.message", AUTH_MESSAGE "unload the kernel module $(module), deleting its simple block devices "
                                                "and the data on them.",

@@ -137,7 +137,9 @@ static void set_remove(struct object_set *set, struct sbd_object *o) {
 }
 
 /* Store a freshly read value; returns true when it differs. */
-static bool attr_value_update(struct attr_value *v, const char *text, int error) {
+/* *ret_old: the text replaced by another (to be freed), else NULL. */
+static bool attr_value_update(struct attr_value *v, const char *text, int error, char **ret_old) {
+        *ret_old = NULL;
         if (text) {
                 if (v->text && streq(v->text, text))
                         return false;
@@ -146,7 +148,7 @@ static bool attr_value_update(struct attr_value *v, const char *text, int error)
                         log_oom();
                         return false;
                 }
-                free(v->text);
+                *ret_old = v->text;
                 v->text = s;
                 v->error = 0;
                 return true;
@@ -156,6 +158,24 @@ static bool attr_value_update(struct attr_value *v, const char *text, int error)
                 return false;
         v->text = (free(v->text), NULL);
         return true;
+}
+
+/* A value changed that no request of sbdd's wrote: record it as seen
+ * (a direct write to sysfs, or the kernel's own doing). Not the first
+ * read of a new object, nor values only root may read. */
+static void attr_audit_seen(struct sbd_object *o, const struct attr_value *v, const char *old) {
+        struct daemon *d = o->daemon;
+
+        if (!d->ready || d->audit_own_change || !old || !v->text || v->hidden)
+                return;
+        audit_log(d, &(struct audit_record) {
+                .kind = AUDIT_SET,
+                .operation = "uevent",
+                .object = o->path,
+                .attribute = d->tables[o->kind].defs[v->index].file,
+                .old_value = old,
+                .new_value = v->text,
+        });
 }
 
 bool object_gone(struct sbd_object *o) {
@@ -171,7 +191,7 @@ bool object_gone(struct sbd_object *o) {
 static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) {
         const struct attr_def *def = &o->daemon->tables[o->kind].defs[v->index];
         char buf[ATTR_VALUE_MAX + 1];
-        _cleanup_free_ char *utf8 = NULL;
+        _cleanup_free_ char *utf8 = NULL, *old = NULL;
         const char *text = buf;
         unsigned mode = 0;
         bool was_hidden = v->hidden;
@@ -191,10 +211,11 @@ static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) 
                 log_debug_errno((int) n, "Cannot read %s/%s: %m", o->syspath, def->file);
         else if (text_make_utf8(buf, &utf8) > 0)
                 text = utf8;
-        *changed = attr_value_update(v, n >= 0 ? text : NULL, n >= 0 ? 0 : (int) n);
+        *changed = attr_value_update(v, n >= 0 ? text : NULL, n >= 0 ? 0 : (int) n, &old);
         /* Modes change without any event (chmod): every read looks. */
         if (n >= 0)
                 v->hidden = !attr_mode_is_shown(mode);
+        attr_audit_seen(o, v, old);
         *changed = *changed || v->hidden != was_hidden;
         return 0;
 }
@@ -452,7 +473,11 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
         }
         if (kind == OBJECT_DRIVER)
                 lists_init_driver(d, o);
-        waiters_object_added(d, o);
+        /* A device no AddDevice waits for: another's new_device, or the
+         * module's own at load time. */
+        if (!waiters_object_added(d, o) && d->ready && kind == OBJECT_DEVICE)
+                audit_log(d, &(struct audit_record) {
+                        .kind = AUDIT_DEVICE_ADDED, .operation = "uevent", .object = o->path });
         if (ret)
                 *ret = o;
         return 1;
@@ -460,7 +485,7 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
 
 void tree_remove(struct daemon *d, struct sbd_object *o) {
         enum object_kind kind = o->kind;
-        _cleanup_free_ char *name = strdup(o->name);
+        _cleanup_free_ char *name = strdup(o->name), *path = strdup(o->path);
         int r;
 
         log_debug("Removing %s", o->path);
@@ -474,8 +499,9 @@ void tree_remove(struct daemon *d, struct sbd_object *o) {
         set_remove(&d->objects[kind], o);
         object_free(o);
         tree_lists_changed(d);
-        if (name && kind == OBJECT_DEVICE)
-                waiters_object_removed(d, name);
+        if (name && kind == OBJECT_DEVICE && !waiters_object_removed(d, name, path) && d->ready)
+                audit_log(d, &(struct audit_record) {
+                        .kind = AUDIT_DEVICE_REMOVED, .operation = "uevent", .object = path });
 }
 
 static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, bool full) {

@@ -4,9 +4,11 @@
  * polkit's CheckAuthorization over D-Bus. Both steps are asynchronous
  * calls, so a slow polkit (or an authentication dialog) never blocks
  * the daemon, and the answer always comes from the event loop, never
- * from inside authorize_async(). The caller's uid comes from the bus
- * driver; unique names are never reused on a bus, so a small cache of
- * name -> uid is exact and saves that round trip on repeated writes.
+ * from inside authorize_async(). The caller's uid and pid come from the
+ * bus driver (GetConnectionCredentials: what it recorded when the caller
+ * connected); unique names are never reused on a bus, so a small cache of
+ * name -> uid, pid is exact and saves that round trip on repeated writes.
+ * The callback gets them with polkit's answer, for the audit record.
  *
  * Limits count per uid and only the checks waiting for polkit: uid 0
  * never asks polkit, so no limit ever refuses it, and one user's
@@ -39,6 +41,8 @@ struct auth_request {
         sd_bus_message *m;
         const char *sender;   /* the caller's unique name (points into m), or NULL */
         uid_t uid;            /* known from AUTH_POLKIT on */
+        pid_t pid;            /* with it, 0 if the bus did not say */
+        const char *polkit;   /* what polkit said (struct caller), NULL: not asked yet */
         enum auth_state state;
         char *action;
         char **details;       /* key, value, ..., NULL */
@@ -104,7 +108,8 @@ static int auth_answers_run(sd_event_source *s, void *userdata) {
         struct auth_request *a;
 
         while ((a = oldest_answered(d))) {
-                a->cb(d, a->m, a->allowed, sd_bus_error_is_set(&a->error) ? &a->error : NULL, a->uid,
+                struct caller c = { .bus_name = a->sender, .uid = a->uid, .pid = a->pid, .polkit = a->polkit };
+                a->cb(d, a->m, a->allowed, sd_bus_error_is_set(&a->error) ? &a->error : NULL, &c,
                       a->userdata);
                 auth_request_free(a);
         }
@@ -146,16 +151,17 @@ static void auth_deny(struct auth_request *a, const char *reason, const char *de
 }
 
 
-static int uid_cache_get(struct daemon *d, const char *name, uid_t *ret) {
+static int uid_cache_get(struct daemon *d, const char *name, uid_t *ret, pid_t *ret_pid) {
         for (size_t i = 0; i < ELEMENTSOF(d->uid_cache); i++)
                 if (d->uid_cache[i].name && streq(d->uid_cache[i].name, name)) {
                         *ret = d->uid_cache[i].uid;
+                        *ret_pid = d->uid_cache[i].pid;
                         return 1;
                 }
         return 0;
 }
 
-static void uid_cache_put(struct daemon *d, const char *name, uid_t uid) {
+static void uid_cache_put(struct daemon *d, const char *name, uid_t uid, pid_t pid) {
         struct uid_cache_entry *e = &d->uid_cache[d->uid_cache_next];
         char *s = strdup(name);
 
@@ -164,11 +170,18 @@ static void uid_cache_put(struct daemon *d, const char *name, uid_t uid) {
         free(e->name);
         e->name = s;
         e->uid = uid;
+        e->pid = pid;
         d->uid_cache_next = (d->uid_cache_next + 1) % ELEMENTSOF(d->uid_cache);
 }
 
 int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret) {
-        return sender ? uid_cache_get(d, sender, ret) : 0;
+        pid_t pid;
+
+        return sender ? uid_cache_get(d, sender, ret, &pid) : 0;
+}
+
+int auth_cached_creds(struct daemon *d, const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
+        return sender ? uid_cache_get(d, sender, ret_uid, ret_pid) : 0;
 }
 
 void uid_cache_done(struct daemon *d) {
@@ -209,9 +222,11 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                 if (sd_bus_error_has_name(e, SD_BUS_ERROR_NO_REPLY))
                         polkit_cancel(a); /* close the dialog: it would authorize nothing */
                 if (polkit_absent(e)) {
+                        a->polkit = "unavailable";
                         auth_deny(a, "polkit is not available, only root may do this", NULL);
                         return 0;
                 }
+                a->polkit = "error";
                 log_warning("polkit check failed: %s: %s", e->name, strempty(e->message));
                 auth_deny(a, "polkit failed: ", e->message);
                 return 0;
@@ -220,9 +235,11 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
         if (r >= 0)
                 r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
         if (r < 0) {
+                a->polkit = "error";
                 auth_deny(a, "polkit sent a malformed answer", NULL);
                 return 0;
         }
+        a->polkit = authorized ? "allowed" : challenge ? "challenge" : "denied";
         if (authorized)
                 auth_finish(a, 1, NULL);
         else if (challenge && sd_bus_message_get_allow_interactive_authorization(a->m) <= 0) {
@@ -231,8 +248,10 @@ static int polkit_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret
                                   "%s needs authentication: call again allowing interactive authorization.",
                                   a->action);
                 auth_finish(a, 0, &ie);
-        } else
+        } else {
+                a->polkit = "denied";
                 auth_deny(a, challenge ? "authentication failed or was dismissed" : NULL, NULL);
+        }
         return 0;
 }
 
@@ -277,20 +296,27 @@ static unsigned auth_polkit_checks_of(struct daemon *d, uid_t uid) {
 /* The caller's uid is known: root is allowed, others ask polkit if the
  * limits leave room, else m is answered with LimitsExceeded here (the
  * callback never runs). */
-static void auth_with_uid(struct auth_request *a, uid_t uid) {
+static void auth_with_uid(struct auth_request *a, uid_t uid, pid_t pid) {
+        _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         struct daemon *d = a->d;
         int r;
 
         a->uid = uid;
+        a->pid = pid;
         if (uid == 0) {
+                a->polkit = "not-asked";
                 auth_finish(a, 1, NULL);
                 return;
         }
         if (d->n_auth_requests >= AUTH_TOTAL_MAX || auth_polkit_checks_of(d, uid) >= AUTH_PER_UID_MAX) {
-                (void) sd_bus_reply_method_errorf(a->m, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                                  "Too many requests waiting for authorization (%s%u in all, %u per user).",
-                                                  d->n_auth_requests >= AUTH_TOTAL_MAX ? "" : "at most ",
-                                                  AUTH_TOTAL_MAX, AUTH_PER_UID_MAX);
+                struct caller c = { .bus_name = a->sender, .uid = uid, .pid = pid };
+                (void) sd_bus_error_setf(&e, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                         "Too many requests waiting for authorization (%s%u in all, %u per user).",
+                                         d->n_auth_requests >= AUTH_TOTAL_MAX ? "" : "at most ",
+                                         AUTH_TOTAL_MAX, AUTH_PER_UID_MAX);
+                (void) sd_bus_reply_method_error(a->m, &e);
+                audit_refused(d, sd_bus_message_get_member(a->m), sd_bus_message_get_path(a->m), NULL, NULL, &e,
+                              &c);
                 auth_request_free(a);
                 return;
         }
@@ -298,6 +324,7 @@ static void auth_with_uid(struct auth_request *a, uid_t uid) {
         d->n_auth_requests++;
         r = auth_check_polkit(a);
         if (r < 0) {
+                a->polkit = "error";
                 log_warning_errno(r, "Cannot ask polkit: %m");
                 auth_deny(a, "cannot ask polkit", NULL);
         }
@@ -314,6 +341,45 @@ static struct auth_request *oldest_waiting_for_uid(struct daemon *d, const char 
         return found;
 }
 
+/* GetConnectionCredentials' answer: UnixUserID (always there on Linux)
+ * and ProcessID. 0, or a negative errno when there is no uid. */
+static int read_creds(sd_bus_message *reply, uint32_t *ret_uid, pid_t *ret_pid) {
+        bool have_uid = false;
+        uint32_t v;
+        int r;
+
+        *ret_pid = 0;
+        r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+                const char *key;
+                r = sd_bus_message_read_basic(reply, 's', &key);
+                if (r < 0)
+                        return r;
+                if (streq(key, "UnixUserID") || streq(key, "ProcessID")) {
+                        r = sd_bus_message_read(reply, "v", "u", &v);
+                        if (r < 0)
+                                return r;
+                        if (key[0] == 'U') {
+                                *ret_uid = v;
+                                have_uid = true;
+                        } else
+                                *ret_pid = (pid_t) v;
+                } else {
+                        r = sd_bus_message_skip(reply, "v");
+                        if (r < 0)
+                                return r;
+                }
+                r = sd_bus_message_exit_container(reply);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        return have_uid ? 0 : -ENODATA;
+}
+
 static int uid_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         struct auth_request *a = userdata, *w;
         struct daemon *d = a->d;
@@ -321,18 +387,19 @@ static int uid_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_er
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *held = sd_bus_message_ref(a->m);
         const char *sender = sd_bus_message_get_sender(held);
         const sd_bus_error *e = sd_bus_message_get_error(reply);
-        uint32_t uid;
+        uint32_t uid = 0;
+        pid_t pid = 0;
         bool known;
 
         a->slot = sd_bus_slot_unref(a->slot);
-        known = !e && sd_bus_message_read(reply, "u", &uid) >= 0;
+        known = !e && read_creds(reply, &uid, &pid) >= 0;
         if (known)
-                uid_cache_put(d, sender, uid);
+                uid_cache_put(d, sender, uid, pid);
         /* Every request of this caller waited for this one answer, in
          * the order they came (each leaves AUTH_UID here). */
         while ((w = oldest_waiting_for_uid(d, sender))) {
                 if (known)
-                        auth_with_uid(w, uid);
+                        auth_with_uid(w, uid, pid);
                 else
                         auth_deny(w, "cannot identify the caller", NULL);
         }
@@ -349,17 +416,18 @@ static bool uid_lookup_pending(struct daemon *d, const char *sender) {
 static void auth_lookup_uid(struct auth_request *a) {
         struct daemon *d = a->d;
         uid_t uid;
+        pid_t pid;
         int r;
 
-        if (uid_cache_get(d, a->sender, &uid)) {
-                auth_with_uid(a, uid);
+        if (uid_cache_get(d, a->sender, &uid, &pid)) {
+                auth_with_uid(a, uid, pid);
                 return;
         }
         a->state = AUTH_UID;
         if (uid_lookup_pending(d, a->sender))
                 return; /* its answer serves this request too */
         r = sd_bus_call_method_async(d->bus, &a->slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                     "org.freedesktop.DBus", "GetConnectionUnixUser", uid_reply, a,
+                                     "org.freedesktop.DBus", "GetConnectionCredentials", uid_reply, a,
                                      "s", a->sender);
         if (r < 0) {
                 log_warning_errno(r, "Cannot ask the bus for the caller's uid: %m");

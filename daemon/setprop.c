@@ -20,6 +20,7 @@
 
 struct set_request {
         char *path;
+        char *file;   /* the attribute's, for the audit record */
         size_t index;
         char *value;
         size_t len;
@@ -34,12 +35,47 @@ static void set_request_free(void *p) {
         if (!s)
                 return;
         free(s->path);
+        free(s->file);
         free(s->value);
         free(s);
 }
 
+/* Answer m with error and record the refusal. */
+static void set_refuse(struct daemon *d, sd_bus_message *m, const struct set_request *s, bool hidden,
+                       const sd_bus_error *error, const struct caller *caller) {
+        (void) sd_bus_reply_method_error(m, error);
+        audit_refused(d, "Set", s->path, s->file, hidden ? NULL : s->value, error, caller);
+}
+
+/* The write is done: read it back (the change is this request's, not
+ * one seen from the kernel), record it, answer. */
+static void set_done(struct daemon *d, sd_bus_message *m, struct sbd_object *o, const struct set_request *s,
+                     const struct caller *caller) {
+        struct attr_value *v = &o->values[s->index];
+        _cleanup_free_ char *old = v->text ? strdup(v->text) : NULL;
+        bool hidden = v->hidden, gone;
+
+        d->audit_own_change = true;
+        gone = object_refresh_attr(o, s->index) == -ENOENT && object_gone(o);
+        d->audit_own_change = false;
+        /* Values only root may read stay out of the journal. */
+        hidden = hidden || v->hidden;
+        audit_log(d, &(struct audit_record) {
+                .kind = AUDIT_SET,
+                .operation = "Set",
+                .object = s->path,
+                .attribute = s->file,
+                .old_value = hidden ? NULL : old,
+                .new_value = hidden ? NULL : gone || !v->text ? s->value : v->text,
+                .caller = caller,
+        });
+        if (gone)
+                tree_remove(d, o); /* the write succeeded, then it went */
+        (void) sd_bus_reply_method_return(m, NULL);
+}
+
 static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
-                           const sd_bus_error *error, uid_t uid, void *userdata) {
+                           const sd_bus_error *error, const struct caller *caller, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
         struct set_request *s = userdata;
         const struct attr_def *def;
@@ -48,16 +84,14 @@ static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
         char what[512];
         int r;
 
-        if (allowed <= 0) {
-                (void) sd_bus_reply_method_error(m, error);
-                return;
-        }
+        if (allowed <= 0)
+                return set_refuse(d, m, s, false, error, caller);
         /* Anything may have happened while polkit thought about it. */
         o = object_find_by_path(d, s->path);
         if (!o || s->index >= o->n_values || !o->values[s->index].present ||
             o->st_dev != s->st_dev || o->st_ino != s->st_ino) {
-                (void) sd_bus_reply_method_errorf(m, SBD_ERROR_DEVICE_GONE, "%s no longer exists.", s->path);
-                return;
+                (void) sd_bus_error_setf(&e, SBD_ERROR_DEVICE_GONE, "%s no longer exists.", s->path);
+                return set_refuse(d, m, s, false, &e, caller);
         }
         def = &d->tables[o->kind].defs[s->index];
         v = &o->values[s->index];
@@ -74,13 +108,10 @@ static void set_authorized(struct daemon *d, sd_bus_message *m, int allowed,
                                  s->len > 64 ? "..." : "", o->syspath, def->file);
                         sbd_error_set_errno(&e, r, what);
                 }
-                (void) sd_bus_reply_method_error(m, &e);
-                return;
+                return set_refuse(d, m, s, v->hidden, &e, caller);
         }
         log_debug("Wrote '%s' to %s/%s", s->value, o->syspath, def->file);
-        if (object_refresh_attr(o, s->index) == -ENOENT && object_gone(o))
-                tree_remove(d, o); /* the write succeeded, then it went */
-        (void) sd_bus_reply_method_return(m, NULL);
+        set_done(d, m, o, s, caller);
 }
 
 /* The value as the kernel parses it: booleans as 1/0, numbers in decimal. */
@@ -134,7 +165,7 @@ static int read_value(sd_bus_message *m, char type, char **ret) {
 
 /* The text to write, from the variant of a Set whose signature is
  * already known to be "ssv": the property's type exactly, not empty, less
- * than a page. Fills ret_error and returns 0 when the value is refused. */
+ * than a page. Fills ret_error (and returns its errno) when the value is refused. */
 static int set_value(sd_bus_message *m, const struct attr_def *def, char **ret, sd_bus_error *ret_error) {
         _cleanup_free_ char *value = NULL;
         const char *contents = NULL;
@@ -167,7 +198,7 @@ static int set_value(sd_bus_message *m, const struct attr_def *def, char **ret, 
 
 /* The module's rules for what it knows (validate.h), before polkit: a
  * value the kernel would refuse never prompts. The kernel stays the
- * judge of what passes. Fills ret_error and returns 0 when refused. */
+ * judge of what passes. Fills ret_error (and returns its errno) when refused. */
 static int check_rules(const struct sbd_object *o, const struct attr_def *def, const char *value,
                        sd_bus_error *ret_error) {
         uint64_t max_size = 0, max_total = 0;
@@ -218,10 +249,15 @@ int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
                 return sd_bus_error_setf(ret_error, SD_BUS_ERROR_UNKNOWN_PROPERTY,
                                          "%s has no attribute %s.", o->syspath, def->file);
         r = set_value(m, def, &value, ret_error);
-        if (r <= 0)
+        if (r > 0)
+                r = check_rules(o, def, value, ret_error);
+        if (sd_bus_error_is_set(ret_error)) {
+                struct caller c;
+                caller_of_message(d, m, &c);
+                audit_refused(d, "Set", o->path, def->file, v->hidden ? NULL : value, ret_error, &c);
                 return r;
-        r = check_rules(o, def, value, ret_error);
-        if (r <= 0)
+        }
+        if (r < 0)
                 return r;
         /* Nothing would change: answer at once, without polkit (as
          * hostnamed does). Live attributes have no cache to compare; a
@@ -238,12 +274,13 @@ int setprop_filter(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         if (!s)
                 return -ENOMEM;
         s->path = strdup(o->path);
+        s->file = strdup(def->file);
         s->index = (size_t) idx;
         s->len = strlen(value);
         s->value = TAKE_PTR(value);
         s->st_dev = o->st_dev;
         s->st_ino = o->st_ino;
-        if (!s->path) {
+        if (!s->path || !s->file) {
                 set_request_free(s);
                 return -ENOMEM;
         }

@@ -172,8 +172,12 @@ int device_attr_check(const char *file, const char *text, uint64_t max_size, uin
 }
 
 char *text_for_dialog(const char *s) {
+        return text_escape(s, DIALOG_TEXT_MAX);
+}
+
+char *text_escape(const char *s, size_t max) {
         size_t n = 0;
-        char *out = malloc(DIALOG_TEXT_MAX + sizeof("\\xff..."));
+        char *out = malloc(max + sizeof("\\xff..."));
 
         if (!out)
                 return NULL;
@@ -191,7 +195,7 @@ char *text_for_dialog(const char *s) {
                         len = (size_t) snprintf(esc, sizeof(esc), "\\x%02x", *p);
                 else
                         len = (size_t) snprintf(esc, sizeof(esc), "%c", *p);
-                if (n + len > DIALOG_TEXT_MAX) {
+                if (n + len > max) {
                         memcpy(out + n, "...", 4);
                         return out;
                 }

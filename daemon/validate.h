@@ -69,6 +69,8 @@ int device_attr_check(const char *file, const char *text, uint64_t max_size, uin
  * DIALOG_TEXT_MAX characters and then "...". NULL: out of memory. */
 #define DIALOG_TEXT_MAX 64
 char *text_for_dialog(const char *s);
+/* The same, cut after max characters (the journal's audit records). */
+char *text_escape(const char *s, size_t max);
 
 /* Attribute text for a D-Bus string: sd-bus refuses a string that is not
  * valid UTF-8, and one such value would fail a whole GetAll or

@@ -49,6 +49,7 @@ expected_files() {
 		usr/share/bash-completion/completions/sbdctl \
 		usr/share/dbus-1/interfaces/org.sbd.Sbd1.xml \
 		usr/share/dbus-1/system-services/org.sbd.Sbd1.service \
+		usr/lib/systemd/catalog/sbdd.catalog \
 		usr/share/dbus-1/system.d/org.sbd.Sbd1.conf \
 		usr/share/doc/sbdd/org.sbd.Sbd1.rst \
 		usr/share/man/man1/sbdctl.1 \
@@ -88,7 +89,7 @@ mode_is() { # mode_is OCTAL FILE...
 	done
 }
 mode_is 755 usr/sbin/sbdd usr/bin/sbdctl
-mode_is 644 etc/sbd/sbdd.conf "$unitdir/sbdd.service" \
+mode_is 644 etc/sbd/sbdd.conf "$unitdir/sbdd.service" usr/lib/systemd/catalog/sbdd.catalog \
 	usr/share/dbus-1/system.d/org.sbd.Sbd1.conf \
 	usr/share/dbus-1/system-services/org.sbd.Sbd1.service \
 	usr/share/polkit-1/actions/org.sbd.sbd1.policy "usr/src/sbd-$SBD_VERSION/dkms.conf"

@@ -188,6 +188,9 @@ class SbdTestCase(unittest.TestCase):
 
     ndevices = 2
     start_daemon = True
+    # sbdd's journal entries (its audit records) go to a socket of the
+    # test's: see start_journal()
+    capture_journal = False
 
     @classmethod
     def setUpClass(cls):
@@ -200,6 +203,7 @@ class SbdTestCase(unittest.TestCase):
         for n in range(self.ndevices):
             self.testbed.add_device(n, event=False)
         self.daemon = None
+        self.journal = None
         self.polkit = None
         self.signals = []
         self._subscriptions = []
@@ -212,6 +216,7 @@ class SbdTestCase(unittest.TestCase):
             self.bus.signal_unsubscribe(s)
         self.stop_sbdd()
         self.stop_polkit()
+        self.stop_journal()
         shutil.rmtree(self.logdir, ignore_errors=True)
         del self.testbed
 
@@ -236,6 +241,8 @@ class SbdTestCase(unittest.TestCase):
         if os.environ.get('SBDD_VALGRIND'):
             cmd = ['valgrind', '--quiet', '--error-exitcode=99', '--leak-check=full',
                    '--errors-for-leak-kinds=definite'] + cmd
+        if self.capture_journal:
+            cmd = self.start_journal() + cmd
         self.daemon_log = os.path.join(self.logdir, 'sbdd-%d.log' % time.monotonic_ns())
         self.daemon = subprocess.Popen(cmd, env=env, stdout=open(self.daemon_log, 'w'),
                                        stderr=subprocess.STDOUT)
@@ -271,6 +278,45 @@ class SbdTestCase(unittest.TestCase):
 
     def daemon_output(self):
         return self._read_log()
+
+    # the journal: sbdd's real sd_journal_send() path, in a private mount
+    # namespace whose /run/systemd/journal/socket is journal-sink.py's
+
+    def start_journal(self):
+        """Start the sink (once per case); returns the prefix that runs
+        sbdd with its journal socket."""
+        jdir = os.path.join(self.logdir, 'journal')
+        if not self.journal:
+            os.makedirs(jdir, exist_ok=True)
+            self.journal_out = os.path.join(self.logdir, 'journal.jsonl')
+            ready = os.path.join(self.logdir, 'journal-ready')
+            self.journal = subprocess.Popen(['/usr/bin/python3', os.path.join(HERE, 'journal-sink.py'),
+                                             os.path.join(jdir, 'socket'), ready, self.journal_out],
+                                            env=env_outside_testbed())
+            self.wait_for(lambda: os.path.exists(ready), message='journal-sink.py did not start')
+        return ['unshare', '--mount', '--propagation', 'private', 'sh', '-ec',
+                'mkdir -p /run/systemd; mount -t tmpfs sbdtest-run /run/systemd; mkdir /run/systemd/journal; '
+                'mount --bind "$0" /run/systemd/journal; exec "$@"', jdir]
+
+    def stop_journal(self):
+        if self.journal:
+            self.journal.terminate()
+            self.journal.wait()
+            self.journal = None
+
+    def journal_entries(self, **match):
+        """The entries so far whose fields equal match's."""
+        if not os.path.exists(self.journal_out):
+            return []
+        with open(self.journal_out) as f:
+            entries = [json.loads(line) for line in f if line.endswith('\n')]
+        return [e for e in entries if all(e.get(k) == v for k, v in match.items())]
+
+    def wait_journal(self, n=1, timeout=10, **match):
+        """Wait for n entries matching; returns them all."""
+        self.wait_for(lambda: len(self.journal_entries(**match)) >= n, timeout=timeout,
+                      message='no %d journal entries with %r: %r' % (n, match, self.journal_entries()))
+        return self.journal_entries(**match)
 
     # polkit (python-dbusmock's polkitd template)
 

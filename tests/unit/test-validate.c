@@ -165,6 +165,18 @@ static void test_dialog_text(void) {
         free(s);
 }
 
+/* The audit records' bound: the same escaping, cut where asked. */
+static void test_text_escape(void) {
+        char *s;
+
+        s = text_escape("0123456789\n", 10);
+        CHECK_STREQ(s, "0123456789...");
+        free(s);
+        s = text_escape("ab\ncd", 256);
+        CHECK_STREQ(s, "ab\\ncd");
+        free(s);
+}
+
 int main(void) {
         test_params();
         test_config_params_bounded();
@@ -173,5 +185,6 @@ int main(void) {
         test_utf8();
         test_device_attr();
         test_dialog_text();
+        test_text_escape();
         return check_finish("test-validate");
 }

@@ -296,6 +296,36 @@ assert_match 'prompts=0$' "$out" "--no-ask-password: no prompt"
 assert_match 'needs authentication' "$out" "--no-ask-password: the error says why"
 assert_eq typed "$(read_attr "$D0/label")" "label unchanged without a password"
 
+tstep "the journal's audit records: who changed a label, and journalctl -x explains it"
+# One record per Set (daemon/audit.c), found by its MESSAGE_ID: root's
+# busctl (polkit not asked), sbdadmin's sbdctl through polkit, uid 65534
+# refused, and the direct sysfs write seen from its uevent. OBJECT_COMM is
+# journald's own, from the OBJECT_PID= sbdd names.
+SET_ID=d5335123e8434d6e94ffa9cd24e12892 REFUSED_ID=9a076503942c44a9a3710a3c3417426f
+# audit_has ID FIELD=VALUE...: a record of sbdd's with that MESSAGE_ID and those fields
+audit_has() {
+	journalctl --no-pager -o json -u sbdd.service "MESSAGE_ID=$1" | python3 -c '
+import json, sys
+want = dict(a.split("=", 1) for a in sys.argv[1:])
+sys.exit(0 if any(all(e.get(k) == v for k, v in want.items()) for e in map(json.loads, sys.stdin)) else 1)
+' "${@:2}"
+}
+admin_uid=$(id -u sbdadmin)
+for rec in "$SET_ID SBD_NEW_VALUE=by-root SBD_CALLER_UID=0 SBD_POLKIT=not-asked SBD_ORIGIN=sbdd" \
+	"$SET_ID SBD_NEW_VALUE=typed SBD_OLD_VALUE=by-root SBD_CALLER_UID=$admin_uid SBD_POLKIT=allowed SBD_ORIGIN=sbdd OBJECT_COMM=sbdctl" \
+	"$SET_ID SBD_NEW_VALUE=from-sysfs SBD_ORIGIN=kernel SBD_OPERATION=uevent" \
+	"$REFUSED_ID SBD_NEW_VALUE=intruder SBD_CALLER_UID=65534 SBD_RESULT=org.freedesktop.DBus.Error.InteractiveAuthorizationRequired" \
+	"$REFUSED_ID SBD_NEW_VALUE=mistyped SBD_CALLER_UID=$admin_uid SBD_POLKIT=denied"; do
+	# shellcheck disable=SC2086 # the words are the fields
+	audit_has $rec && pass "audit record: $rec" || fail "no audit record $rec"
+done
+log "$(journalctl --no-pager -o json -u sbdd.service MESSAGE_ID=$SET_ID SBD_NEW_VALUE=typed |
+	python3 -c 'import json, sys; [print({k: v for k, v in json.loads(l).items() if k.startswith(("SBD_", "OBJECT_"))}) for l in sys.stdin]')"
+# the catalog, indexed by systemd's dpkg trigger when the package was installed
+out=$(journalctl --no-pager -x -u sbdd.service MESSAGE_ID=$SET_ID SBD_NEW_VALUE=typed 2>&1)
+assert_match 'Subject: sbd: the attribute label of /org/sbd/Sbd1/devices/sbd0 was set' "$out" "journalctl -x shows the catalog's subject"
+assert_match '"by-root" to "typed"\.' "$out" "journalctl -x fills in the fields"
+
 tstep "sbd-manager (the package's) under Xvfb: its edit reaches sysfs through $BUS"
 if command -v Xvfb >/dev/null; then
 	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
