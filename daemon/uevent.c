@@ -5,7 +5,8 @@
  * "udev" netlink group) where it runs, or straight from the kernel
  * ("kernel" group) in minimal systems such as the test VM. A receive
  * buffer overrun (ENOBUFS) means events were lost: the whole tree is
- * then re-synchronised with sysfs. */
+ * then re-synchronised with sysfs. From the kernel, a socket filter
+ * (uevent-filter.c) keeps the other objects' events out of the buffer. */
 
 #include <libudev.h>
 #include <sys/epoll.h>
@@ -13,6 +14,7 @@
 
 #include "daemon.h"
 #include "sysfs.h"
+#include "uevent-filter.h"
 #include "util.h"
 
 /* The attribute a change event of the module names (SBD_CHANGED=label),
@@ -170,6 +172,22 @@ static void uevent_buffer_setup(struct udev_monitor *monitor) {
                 log_debug("The uevent receive buffer is %d MiB.", size / 2 / 1024 / 1024);
 }
 
+/* After udev_monitor_enable_receiving(), where libudev installs its own
+ * filter, which SO_ATTACH_FILTER replaces: for the kernel group libudev
+ * attaches none (older versions one that passes every kernel
+ * message: they read only their own format); its subsystem match runs
+ * in user space behind this one. Without it (EPERM under a seccomp
+ * policy, ENOMEM beyond net.core.optmem_max) sbdd works as before. */
+static void uevent_kernel_filter_setup(struct udev_monitor *monitor) {
+        int r = uevent_filter_attach(udev_monitor_get_fd(monitor));
+
+        if (r < 0)
+                log_warning_errno(r, "Cannot filter kernel uevents in the kernel, every uevent of the host "
+                                  "reaches sbdd: %m");
+        else
+                log_debug("Kernel uevents of objects other than sbd's are dropped by a socket filter.");
+}
+
 static bool udevd_running(void) {
         /* What libudev itself checks: udevd's control socket. */
         return access("/run/udev/control", F_OK) >= 0;
@@ -200,6 +218,8 @@ int uevent_setup(struct daemon *d) {
         r = udev_monitor_enable_receiving(d->monitor);
         if (r < 0)
                 return log_error_errno(r, "Cannot listen to %s uevents: %m", group);
+        if (source == UEVENT_SOURCE_KERNEL)
+                uevent_kernel_filter_setup(d->monitor);
         r = sd_event_add_io(d->event, &d->monitor_source, udev_monitor_get_fd(d->monitor), EPOLLIN,
                             monitor_handler, d);
         if (r < 0)
