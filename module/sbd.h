@@ -54,6 +54,7 @@ struct sbd_dev {
 
 	bool offline;			/* set by the bus offline callback */
 	struct xarray pages;		/* data, a page allocated on first write */
+	atomic_long_t nr_pages;		/* pages in @pages: the disk's mem_used */
 
 	struct device dev;
 };
@@ -107,6 +108,7 @@ void sbd_mq_exit(void);
 void sbd_store_set_budget(u64 max_total);
 u64 sbd_store_mem_used(void);
 u64 sbd_store_mem_max(void);
+u64 sbd_store_dev_mem_used(struct sbd_dev *sbd);
 void sbd_store_init(struct sbd_dev *sbd);
 int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		   unsigned int offset, unsigned int len);

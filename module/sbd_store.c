@@ -16,7 +16,9 @@
 /*
  * The memory budget: pages all disks together may hold (max_total), and how
  * many they hold.  A page is counted as it is stored (sbd_store_add_page()),
- * so that racing writers can never overshoot the budget.
+ * so that racing writers can never overshoot the budget.  Each disk counts
+ * its own pages too (nr_pages, the disk's mem_used), beside the same
+ * changes of the budget.
  */
 static unsigned long sbd_pages_max;
 
@@ -59,9 +61,23 @@ static void sbd_budget_give(unsigned long pages)
 	atomic_long_sub(pages, &sbd_pages_used);
 }
 
+/* @sbd dropped @pages pages: the disk's count and the budget go down. */
+static void sbd_store_give(struct sbd_dev *sbd, unsigned long pages)
+{
+	atomic_long_sub(pages, &sbd->nr_pages);
+	sbd_budget_give(pages);
+}
+
+/* Bytes of data pages @sbd holds (the disk's mem_used). */
+u64 sbd_store_dev_mem_used(struct sbd_dev *sbd)
+{
+	return (u64)atomic_long_read(&sbd->nr_pages) << PAGE_SHIFT;
+}
+
 void sbd_store_init(struct sbd_dev *sbd)
 {
 	xa_init(&sbd->pages);
+	atomic_long_set(&sbd->nr_pages, 0);
 }
 
 static pgoff_t sbd_page_index(sector_t sector)
@@ -113,10 +129,12 @@ static int sbd_store_add_page(struct sbd_dev *sbd, pgoff_t index, gfp_t gfp)
 		} else {
 			xas_store(&xas, page);
 			ret = xas_error(&xas);
-			if (ret)
+			if (ret) {
 				sbd_budget_give(1);
-			else
+			} else {
+				atomic_long_inc(&sbd->nr_pages);
 				page = NULL;
+			}
 		}
 		xas_unlock(&xas);
 	} while (xas_nomem(&xas, gfp | __GFP_NOWARN));
@@ -241,7 +259,7 @@ void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len,
 		len -= chunk;
 		sector += chunk >> SECTOR_SHIFT;
 	}
-	sbd_budget_give(freed);
+	sbd_store_give(sbd, freed);
 }
 
 /*
@@ -273,7 +291,7 @@ void sbd_store_truncate(struct sbd_dev *sbd, u64 size)
 		if (!(++freed % SBD_FREE_BATCH))
 			cond_resched();
 	}
-	sbd_budget_give(freed);
+	sbd_store_give(sbd, freed);
 }
 
 void sbd_store_free(struct sbd_dev *sbd)
