@@ -52,7 +52,14 @@ struct sbd_dev {
 	struct gendisk *disk;		/* NULL while no driver is bound */
 	int probe_err;
 
-	bool offline;			/* set by the bus offline callback */
+	/*
+	 * Set and read under the device lock, where the driver core calls the
+	 * bus's online and offline callbacks.  While offline the partitions
+	 * are never read (the reading would fail and drop them): a resize or
+	 * a probe meanwhile leaves @part_scan_pending for sbd_disk_online().
+	 */
+	bool offline;
+	bool part_scan_pending;
 	struct xarray pages;		/* data, a page allocated on first write */
 	atomic_long_t nr_pages;		/* pages in @pages: the disk's mem_used */
 
@@ -90,6 +97,8 @@ void sbd_disk_exit(void);
 int sbd_disk_add(struct sbd_dev *sbd);
 void sbd_disk_remove(struct sbd_dev *sbd);
 int sbd_disk_set_size(struct sbd_dev *sbd, u64 size);
+void sbd_disk_offline(struct sbd_dev *sbd);
+void sbd_disk_online(struct sbd_dev *sbd);
 extern const struct dev_pm_ops sbd_pm_ops;
 
 /* sbd_io.c */
