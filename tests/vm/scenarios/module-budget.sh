@@ -71,17 +71,28 @@ RANDOM=$seed
 log "seed $seed"
 declare -A held=()
 mix_bad=0
+count=(0 0 0)
+# hold D FIRST END: the model's pages FIRST..END-1 of disk D are held
+hold() {
+	local p
+	for ((p = $2; p < $3; p++)); do
+		[[ -n ${held[$1:$p]:-} ]] || count[$1]=$((count[$1] + 1))
+		held[$1:$p]=1
+	done
+}
 # drop D FIRST END: the model's pages FIRST..END-1 of disk D are gone
 drop() {
 	local p
-	for ((p = $2; p < $3; p++)); do unset "held[$1:$p]"; done
+	for ((p = $2; p < $3; p++)); do
+		[[ -z ${held[$1:$p]:-} ]] || count[$1]=$((count[$1] - 1))
+		unset "held[$1:$p]"
+	done
 }
 # mix_check WHAT: every disk's mem_used is its model's, the sum the driver's
 mix_check() {
-	local d n k sum=0 got
+	local d n sum=0 got
 	for d in 0 1 2; do
-		n=0
-		for k in "${!held[@]}"; do [[ $k == "$d:"* ]] && n=$((n + 1)); done
+		n=${count[d]}
 		got=$(read_attr "$SBD_DEVICES/sbd$d/mem_used")
 		sum=$((sum + got))
 		if ((got != n * 4096)); then
@@ -109,7 +120,7 @@ for ((i = 0; i < 40; i++)); do
 	0 | 1 | 2)
 		what="write of $l sectors at $o on sbd$d"
 		dd if=/dev/urandom of="/dev/sbd$d" bs=512 seek=$o count=$l oflag=direct conv=notrunc status=none
-		for ((p = first; p < end; p++)); do held[$d:$p]=1; done
+		hold "$d" "$first" "$end"
 		;;
 	3)
 		what="discard of $l sectors at $o on sbd$d"

@@ -105,16 +105,15 @@ step "a discard of a whole 1 GiB disk reaches the store cut to discard_max_bytes
 sbd_module_load ndevices=1 size=1G max_total=1G
 max=$(read_attr "$Q/discard_max_bytes")
 assert_eq $((128 * M)) "$max" "discard_max_bytes"
-for at in 0 $((300 * M)) $((1024 * M - 2 * M)); do
+for at in 0 $((1024 * M - 2 * M)); do
 	dd if=/dev/urandom of=/dev/sbd0 bs=1M count=2 seek=$((at / M)) oflag=direct status=none
 done
-assert_eq $((6 * M)) "$(used)" "mem_used after writing 3 x 2 MiB"
+assert_eq $((4 * M)) "$(used)" "mem_used after writing 2 MiB at each end"
 # discards: /sys/block/sbd0/stat's fields 12 (I/Os) and 14 (sectors)
 discards() { awk '{ print $12, $14 }' /sys/block/sbd0/stat; }
 assert_ok blkdiscard /dev/sbd0
 assert_eq "8 $((1024 * M / 512))" "$(discards)" "discard I/Os and sectors after blkdiscard of 1 GiB"
 assert_eq 0 "$(used)" "mem_used after discarding the whole disk"
-zeros_at $((300 * M)) $((2 * M))
 zeros_at $((1024 * M - 2 * M)) $((2 * M))
 assert_ok blkdiscard -o 0 -l $((128 * M)) /dev/sbd0
 assert_eq "9 $((1152 * M / 512))" "$(discards)" "after a discard of exactly 128 MiB: one more"
