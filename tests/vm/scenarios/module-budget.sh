@@ -108,7 +108,7 @@ mix_check() {
 }
 assert_mode "$SBD_DEVICES/sbd0/mem_used" 444
 assert_file_content "$SBD_DEVICES/sbd0/mem_used" 0
-for ((i = 0; i < 40; i++)); do
+for ((i = 0; i < 24; i++)); do
 	d=$((RANDOM % 3))
 	o=$((RANDOM % 2048))                   # sector
 	l=$((1 + RANDOM % (2048 - o < 256 ? 2048 - o : 256)))
@@ -160,7 +160,7 @@ for ((i = 0; i < 40; i++)); do
 	log "$what"
 	mix_check "$what"
 done
-((mix_bad)) || pass "40 operations (seed $seed): every disk's mem_used exact, their sum the driver's"
+((mix_bad)) || pass "24 operations (seed $seed): every disk's mem_used exact, their sum the driver's"
 sbd_module_unload
 
 step "the default budget is half of RAM"
