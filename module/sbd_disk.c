@@ -148,10 +148,10 @@ int sbd_disk_add(struct sbd_dev *sbd)
 		ret = -ENOMEM;
 	if (ret)
 		goto err_put;
-	if (sbd->offline) {
+	if (sbd->offline)
 		clear_bit(GD_SUPPRESS_PART_SCAN, &disk->state);
-		sbd->part_scan_pending = true;
-	}
+	/* Read just now, or to be read once online. */
+	sbd->part_scan_pending = sbd->offline;
 
 	pm_runtime_set_autosuspend_delay(&sbd->dev, SBD_AUTOSUSPEND_MS);
 	pm_runtime_use_autosuspend(&sbd->dev);
