@@ -64,9 +64,9 @@ unsigned attr_flags(enum object_kind kind, const char *file) {
          * continuously and control/status change without any event. */
         if (startswith(file, "power/"))
                 return ATTR_LIVE;
-        /* The module's memory use moves with every write to any disk and
-         * no event says so. */
-        if (kind == OBJECT_DRIVER && streq(file, "mem_used"))
+        /* The module's memory use, and each disk's, moves with every
+         * write and no event says so. */
+        if (streq(file, "mem_used"))
                 return ATTR_LIVE;
         return 0;
 }

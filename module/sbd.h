@@ -52,8 +52,16 @@ struct sbd_dev {
 	struct gendisk *disk;		/* NULL while no driver is bound */
 	int probe_err;
 
-	bool offline;			/* set by the bus offline callback */
+	/*
+	 * Set and read under the device lock, where the driver core calls the
+	 * bus's online and offline callbacks.  While offline the partitions
+	 * are never read (the reading would fail and drop them): a resize or
+	 * a probe meanwhile leaves @part_scan_pending for sbd_disk_online().
+	 */
+	bool offline;
+	bool part_scan_pending;
 	struct xarray pages;		/* data, a page allocated on first write */
+	atomic_long_t nr_pages;		/* pages in @pages: the disk's mem_used */
 
 	struct device dev;
 };
@@ -89,6 +97,8 @@ void sbd_disk_exit(void);
 int sbd_disk_add(struct sbd_dev *sbd);
 void sbd_disk_remove(struct sbd_dev *sbd);
 int sbd_disk_set_size(struct sbd_dev *sbd, u64 size);
+void sbd_disk_offline(struct sbd_dev *sbd);
+void sbd_disk_online(struct sbd_dev *sbd);
 extern const struct dev_pm_ops sbd_pm_ops;
 
 /* sbd_io.c */
@@ -107,6 +117,7 @@ void sbd_mq_exit(void);
 void sbd_store_set_budget(u64 max_total);
 u64 sbd_store_mem_used(void);
 u64 sbd_store_mem_max(void);
+u64 sbd_store_dev_mem_used(struct sbd_dev *sbd);
 void sbd_store_init(struct sbd_dev *sbd);
 int sbd_store_read(struct sbd_dev *sbd, sector_t sector, struct page *page,
 		   unsigned int offset, unsigned int len);

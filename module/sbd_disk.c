@@ -98,7 +98,10 @@ static const struct block_device_operations sbd_mq_fops = {
 	.release	= sbd_release,
 };
 
-/* Create and add the gendisk of @sbd, with the sbd device as its parent. */
+/*
+ * Create and add the gendisk of @sbd, with the sbd device as its parent.
+ * Called from probe, with the device lock held.
+ */
 int sbd_disk_add(struct sbd_dev *sbd)
 {
 	struct gendisk *disk;
@@ -123,6 +126,13 @@ int sbd_disk_add(struct sbd_dev *sbd)
 	mutex_unlock(&sbd->lock);
 
 	/*
+	 * Offline, the partition table cannot be read: the scan would fail
+	 * and leave the disk without partitions.  Skip it until online.
+	 */
+	if (sbd->offline)
+		set_bit(GD_SUPPRESS_PART_SCAN, &disk->state);
+
+	/*
 	 * The parent makes the links of the article: block/sbdN below the
 	 * device, and /sys/block/sbdN/device back to it.
 	 */
@@ -138,6 +148,10 @@ int sbd_disk_add(struct sbd_dev *sbd)
 		ret = -ENOMEM;
 	if (ret)
 		goto err_put;
+	if (sbd->offline)
+		clear_bit(GD_SUPPRESS_PART_SCAN, &disk->state);
+	/* Read just now, or to be read once online. */
+	sbd->part_scan_pending = sbd->offline;
 
 	pm_runtime_set_autosuspend_delay(&sbd->dev, SBD_AUTOSUSPEND_MS);
 	pm_runtime_use_autosuspend(&sbd->dev);
@@ -187,13 +201,27 @@ static void sbd_disk_resize_frozen(struct sbd_dev *sbd, u64 size)
 }
 
 /*
+ * Read the partitions of @disk again, with its open_mutex held.  One that
+ * is open (-EBUSY) keeps them as they are, and the next online tries again.
+ */
+static void sbd_disk_rescan(struct sbd_dev *sbd, struct gendisk *disk)
+{
+	int err = bdev_disk_changed(disk, false);
+
+	sbd->part_scan_pending = err == -EBUSY;
+	if (err)
+		dev_warn(&sbd->dev, "reading the partitions again failed: %d\n", err);
+}
+
+/*
  * Change the capacity of a closed disk: 1 when it changed, 0 when it was
  * already @size, -EBUSY while open.  The caller holds the device lock, so
  * that no probe or remove changes sbd->disk meanwhile.  The disk's
  * open_mutex is taken first (the block layer holds it around ->open, which
  * takes sbd->lock), so nobody opens the disk until its partitions have been
  * read again: one that no longer fits is cut to the disk or goes, as loop
- * does when its backing file changes.
+ * does when its backing file changes.  Offline, that reading waits until
+ * the disk is online again (sbd_disk_online()).
  */
 int sbd_disk_set_size(struct sbd_dev *sbd, u64 size)
 {
@@ -220,14 +248,60 @@ int sbd_disk_set_size(struct sbd_dev *sbd, u64 size)
 	mutex_unlock(&sbd->lock);
 
 	if (ret > 0 && disk) {
-		int err = bdev_disk_changed(disk, false);
-
-		if (err)
-			dev_warn(&sbd->dev, "reading the partitions again failed: %d\n", err);
+		if (sbd->offline)
+			sbd->part_scan_pending = true;
+		else
+			sbd_disk_rescan(sbd, disk);
 	}
 	if (disk)
 		mutex_unlock(&disk->open_mutex);
 	return ret;
+}
+
+/*
+ * The bus's offline callback, with the device lock held: from now on every
+ * I/O fails, and the I/O already in flight has ended when this returns.
+ * Freezing the queue waits for every bio inside ->submit_bio() and every
+ * request blk-mq holds; the I/O that came meanwhile then finds the disk
+ * offline.
+ */
+void sbd_disk_offline(struct sbd_dev *sbd)
+{
+	struct gendisk *disk;
+	unsigned int flags;
+
+	device_lock_assert(&sbd->dev);
+
+	WRITE_ONCE(sbd->offline, true);
+	mutex_lock(&sbd->lock);
+	disk = sbd->disk;
+	mutex_unlock(&sbd->lock);
+	if (disk) {
+		flags = sbd_compat_freeze(disk->queue);
+		sbd_compat_unfreeze(disk->queue, flags);
+	}
+}
+
+/*
+ * The bus's online callback, with the device lock held: I/O works again,
+ * and the partitions a resize or a probe could not read while offline are
+ * read now, so that the user finds those the disk holds.
+ */
+void sbd_disk_online(struct sbd_dev *sbd)
+{
+	struct gendisk *disk;
+
+	device_lock_assert(&sbd->dev);
+
+	WRITE_ONCE(sbd->offline, false);
+	mutex_lock(&sbd->lock);
+	disk = sbd->disk;
+	mutex_unlock(&sbd->lock);
+	if (!disk || !sbd->part_scan_pending)
+		return;
+	mutex_lock(&disk->open_mutex);
+	sbd_disk_rescan(sbd, disk);
+	mutex_unlock(&disk->open_mutex);
 }
 
 static int sbd_runtime_suspend(struct device *dev)

@@ -91,12 +91,36 @@ static blk_status_t sbd_bio_do(struct sbd_dev *sbd, struct bio *bio)
 	}
 }
 
+/*
+ * A bio-based disk gets its bios as their submitter made them: nothing cuts
+ * a discard to max_discard_sectors (blk-mq does, for queue_mode=mq), and
+ * blkdev_issue_discard() makes them up to 4 GiB, a million pages to free
+ * in one loop.  Cut discard and write-zeroes to the queue limits, as
+ * blk-mq would: the rest is submitted again, and comes back here after
+ * this part.  Reads and writes are copied whatever their size, page by
+ * page, and are left whole.
+ */
+static struct bio *sbd_bio_split(struct bio *bio)
+{
+	switch (bio_op(bio)) {
+	case REQ_OP_DISCARD:
+	case REQ_OP_WRITE_ZEROES:
+		return bio_split_to_limits(bio);
+	default:
+		return bio;
+	}
+}
+
 void sbd_submit_bio(struct bio *bio)
 {
 	struct gendisk *disk = bio->bi_bdev->bd_disk;
 	bool stats = blk_queue_io_stat(disk->queue);
 	unsigned long start = 0;
 
+	/* NULL: the bio was ended with an error while being split. */
+	bio = sbd_bio_split(bio);
+	if (!bio)
+		return;
 	if (stats)
 		start = bio_start_io_acct(bio);
 	bio->bi_status = sbd_bio_do(disk->private_data, bio);

@@ -122,16 +122,17 @@ static int sbd_uevent(SBD_UEVENT_DEV_CONST struct device *dev,
 	return add_uevent_var(env, "SBD_ID=%s", dev_name(dev) + strlen(SBD_NAME));
 }
 
+/* Both called with the device lock held (device_online/offline()). */
 static int sbd_online(struct device *dev)
 {
-	WRITE_ONCE(to_sbd_dev(dev)->offline, false);
+	sbd_disk_online(to_sbd_dev(dev));
 	return 0;
 }
 
 /* An offline disk stays in place but fails all I/O. */
 static int sbd_offline(struct device *dev)
 {
-	WRITE_ONCE(to_sbd_dev(dev)->offline, true);
+	sbd_disk_offline(to_sbd_dev(dev));
 	return 0;
 }
 

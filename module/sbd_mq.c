@@ -3,28 +3,37 @@
  * The blk-mq path (queue_mode=mq): one tag set shared by every disk, so
  * that a thousand disks stay cheap, with an I/O scheduler to choose, the
  * queue's hardware contexts in debugfs, and poll queues (poll_queues).
- * ->queue_rq() never sleeps: a page it cannot get at once (GFP_NOWAIT)
- * makes blk-mq retry the request, for a bounded time.
+ * ->queue_rq() never sleeps: a write that needs a page it cannot get at
+ * once (GFP_NOWAIT) is handed to a worker that may sleep and reclaim
+ * (GFP_NOIO), as loop hands all its I/O to workers, so that mq mode fails
+ * no write that the bio path, which allocates so, would complete.
  */
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
+#include <linux/workqueue.h>
 
 #include "sbd.h"
 #include "sbd_compat.h"
 
 #define SBD_QUEUE_DEPTH		128
-/* How long a request waits for a page before it fails with an I/O error. */
-#define SBD_ALLOC_RETRY_MS	1000
 
-/* Per request: since when it has been waiting for a page (0: not waiting). */
+/* Per request: the work that finishes it where allocating may sleep. */
 struct sbd_cmd {
-	unsigned long retry_since;
+	struct work_struct work;
 };
 
 /* One tag set shared by every disk, so that a thousand disks stay cheap. */
 static struct blk_mq_tag_set sbd_tag_set;
 
-static blk_status_t sbd_mq_transfer(struct sbd_dev *sbd, struct request *rq)
+/*
+ * The workers of writes that need memory: WQ_MEM_RECLAIM, as they may be
+ * what reclaim waits for (swap on an sbd disk), so a rescuer thread keeps
+ * them going when no new worker can be made.
+ */
+static struct workqueue_struct *sbd_alloc_wq;
+
+static blk_status_t sbd_mq_transfer(struct sbd_dev *sbd, struct request *rq,
+				    gfp_t gfp)
 {
 	bool write = op_is_write(req_op(rq));
 	sector_t sector = blk_rq_pos(rq);
@@ -33,14 +42,15 @@ static blk_status_t sbd_mq_transfer(struct sbd_dev *sbd, struct request *rq)
 	int ret;
 
 	rq_for_each_segment(bv, rq, iter) {
-		ret = sbd_io_segment(sbd, write, sector, &bv, GFP_NOWAIT);
+		ret = sbd_io_segment(sbd, write, sector, &bv, gfp);
 		/*
-		 * Out of memory for a new page: blk-mq retries the request
-		 * later (rewriting the segments already copied is harmless),
-		 * until sbd_retry_again() gives up.
+		 * No page without sleeping: the worker does the request again
+		 * (rewriting the segments already copied is harmless).  No
+		 * page even so: an I/O error, as the bio path answers.
 		 */
 		if (ret == -ENOMEM)
-			return BLK_STS_RESOURCE;
+			return gfpflags_allow_blocking(gfp) ? BLK_STS_IOERR :
+							      BLK_STS_RESOURCE;
 		if (ret)
 			return errno_to_blk_status(ret);
 		sector += bv.bv_len >> SECTOR_SHIFT;
@@ -48,7 +58,8 @@ static blk_status_t sbd_mq_transfer(struct sbd_dev *sbd, struct request *rq)
 	return BLK_STS_OK;
 }
 
-static blk_status_t sbd_mq_do(struct sbd_dev *sbd, struct request *rq)
+static blk_status_t sbd_mq_do(struct sbd_dev *sbd, struct request *rq,
+			      gfp_t gfp)
 {
 	blk_status_t status;
 
@@ -60,7 +71,7 @@ static blk_status_t sbd_mq_do(struct sbd_dev *sbd, struct request *rq)
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
 	case REQ_OP_WRITE:
-		return sbd_mq_transfer(sbd, rq);
+		return sbd_mq_transfer(sbd, rq, gfp);
 	case REQ_OP_DISCARD:
 	case REQ_OP_WRITE_ZEROES:
 		sbd_store_discard(sbd, blk_rq_pos(rq), blk_rq_bytes(rq),
@@ -74,20 +85,17 @@ static blk_status_t sbd_mq_do(struct sbd_dev *sbd, struct request *rq)
 }
 
 /*
- * A request that found no page may be retried by blk-mq, but not for ever:
- * an endless requeue would leave its writer unkillable and the disk
- * impossible to delete.  After SBD_ALLOC_RETRY_MS it fails.
+ * A write that found no page at once, done again where allocating may
+ * sleep: GFP_NOIO, as the bio path allocates.  The request is still
+ * started and holds the queue, so freezing, quiescing and deleting the
+ * disk wait for it as for any other.
  */
-static bool sbd_retry_again(struct sbd_cmd *cmd)
+static void sbd_mq_alloc_work(struct work_struct *work)
 {
-	unsigned long now = jiffies;
+	struct sbd_cmd *cmd = container_of(work, struct sbd_cmd, work);
+	struct request *rq = blk_mq_rq_from_pdu(cmd);
 
-	if (!cmd->retry_since) {
-		cmd->retry_since = now ? now : 1;
-		return true;
-	}
-	return time_before(now, cmd->retry_since +
-			   msecs_to_jiffies(SBD_ALLOC_RETRY_MS));
+	blk_mq_end_request(rq, sbd_mq_do(rq->q->queuedata, rq, GFP_NOIO));
 }
 
 static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
@@ -99,15 +107,22 @@ static blk_status_t sbd_queue_rq(struct blk_mq_hw_ctx *hctx,
 	blk_status_t status;
 
 	blk_mq_start_request(rq);
-	status = sbd_mq_do(sbd, rq);
+	status = sbd_mq_do(sbd, rq, GFP_NOWAIT);
 	if (status == BLK_STS_RESOURCE) {
-		if (sbd_retry_again(cmd))
-			return status;
-		status = BLK_STS_IOERR;
+		queue_work(sbd_alloc_wq, &cmd->work);
+		return BLK_STS_OK;
 	}
-	cmd->retry_since = 0;
 	blk_mq_end_request(rq, status);
 	return BLK_STS_OK;
+}
+
+static int sbd_init_request(struct blk_mq_tag_set *set, struct request *rq,
+			    unsigned int hctx_idx, unsigned int numa_node)
+{
+	struct sbd_cmd *cmd = blk_mq_rq_to_pdu(rq);
+
+	INIT_WORK(&cmd->work, sbd_mq_alloc_work);
+	return 0;
 }
 
 /*
@@ -146,6 +161,7 @@ static void sbd_map_queues(struct blk_mq_tag_set *set)
 
 static const struct blk_mq_ops sbd_mq_ops = {
 	.queue_rq	= sbd_queue_rq,
+	.init_request	= sbd_init_request,
 	.map_queues	= sbd_map_queues,
 	.poll		= sbd_poll,
 };
@@ -157,6 +173,8 @@ struct gendisk *sbd_mq_alloc_disk(struct sbd_dev *sbd)
 
 int sbd_mq_init(unsigned int poll_queues)
 {
+	int ret;
+
 	sbd_tag_set.ops = &sbd_mq_ops;
 	sbd_tag_set.nr_hw_queues = 1 + poll_queues;
 	sbd_tag_set.nr_maps = poll_queues ? HCTX_MAX_TYPES : 1;
@@ -165,10 +183,22 @@ int sbd_mq_init(unsigned int poll_queues)
 	sbd_tag_set.cmd_size = sizeof(struct sbd_cmd);
 	/* No scheduler by default: reordering requests buys RAM nothing. */
 	sbd_tag_set.flags = SBD_MQ_F_MERGE | BLK_MQ_F_NO_SCHED_BY_DEFAULT;
-	return blk_mq_alloc_tag_set(&sbd_tag_set);
+
+	sbd_alloc_wq = alloc_workqueue(SBD_NAME "_alloc", WQ_MEM_RECLAIM, 0);
+	if (!sbd_alloc_wq)
+		return -ENOMEM;
+	ret = blk_mq_alloc_tag_set(&sbd_tag_set);
+	if (ret)
+		destroy_workqueue(sbd_alloc_wq);
+	return ret;
 }
 
+/*
+ * Every disk is gone, and with it every request: the workqueue has
+ * nothing left but perhaps a worker returning from its last request.
+ */
 void sbd_mq_exit(void)
 {
+	destroy_workqueue(sbd_alloc_wq);
 	blk_mq_free_tag_set(&sbd_tag_set);
 }

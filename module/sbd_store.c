@@ -15,8 +15,10 @@
 
 /*
  * The memory budget: pages all disks together may hold (max_total), and how
- * many they hold.  A page is counted before it is allocated, so that racing
- * writers can never overshoot the budget.
+ * many they hold.  A page is counted as it is stored (sbd_store_add_page()),
+ * so that racing writers can never overshoot the budget.  Each disk counts
+ * its own pages too (nr_pages, the disk's mem_used), beside the same
+ * changes of the budget.
  */
 static unsigned long sbd_pages_max;
 
@@ -48,14 +50,34 @@ static bool sbd_budget_take(void)
 	return false;
 }
 
+/* Whether a unit is left now: a hint, sbd_budget_take() decides. */
+static bool sbd_budget_room(void)
+{
+	return atomic_long_read(&sbd_pages_used) < sbd_pages_max;
+}
+
 static void sbd_budget_give(unsigned long pages)
 {
 	atomic_long_sub(pages, &sbd_pages_used);
 }
 
+/* @sbd dropped @pages pages: the disk's count and the budget go down. */
+static void sbd_store_give(struct sbd_dev *sbd, unsigned long pages)
+{
+	atomic_long_sub(pages, &sbd->nr_pages);
+	sbd_budget_give(pages);
+}
+
+/* Bytes of data pages @sbd holds (the disk's mem_used). */
+u64 sbd_store_dev_mem_used(struct sbd_dev *sbd)
+{
+	return (u64)atomic_long_read(&sbd->nr_pages) << PAGE_SHIFT;
+}
+
 void sbd_store_init(struct sbd_dev *sbd)
 {
 	xa_init(&sbd->pages);
+	atomic_long_set(&sbd->nr_pages, 0);
 }
 
 static pgoff_t sbd_page_index(sector_t sector)
@@ -70,30 +92,56 @@ static unsigned int sbd_page_offset(sector_t sector)
 
 /*
  * Make sure the page @index exists: 0, or -ENOSPC when the budget is spent,
- * -ENOMEM when no page could be had.  Two writers racing for the same new
- * page both allocate; xa_cmpxchg() keeps the first and the loser frees its
- * own.  @gfp is GFP_NOWAIT from ->queue_rq(), which must not sleep (the
- * queue is not BLK_MQ_F_BLOCKING: quiescing it then needs only RCU, not the
- * tag set's SRCU), and GFP_NOIO from the bio path, which may.
+ * -ENOMEM when no page could be had.  @gfp is GFP_NOWAIT from
+ * ->queue_rq(), which must not sleep (the queue is not BLK_MQ_F_BLOCKING:
+ * quiescing it then needs only RCU, not the tag set's SRCU), and GFP_NOIO
+ * from the bio path, which may.
+ *
+ * The page is charged to the budget only where it is stored, under the
+ * xarray's lock and after a last look at the slot: a writer that finds the
+ * page made meanwhile by another needs no unit, so two writers racing for
+ * the same missing page with one unit left both succeed.  The unit is
+ * taken just before the store and given back if the store failed, so that
+ * the budget never counts more pages than are held, nor holds one for a
+ * writer that went away to allocate xarray nodes (xas_nomem(), outside the
+ * lock).  A new page is allocated before the lock (uncharged, freed again
+ * if unused), unless the budget is already spent: then only the last look
+ * is left to do.
  */
 static int sbd_store_add_page(struct sbd_dev *sbd, pgoff_t index, gfp_t gfp)
 {
-	struct page *page;
-	void *cur;
+	XA_STATE(xas, &sbd->pages, index);
+	struct page *page = NULL;
+	int ret;
 
-	if (!sbd_budget_take())
-		return -ENOSPC;
-	page = alloc_page(gfp | __GFP_NOWARN | __GFP_ZERO | __GFP_HIGHMEM);
-	if (!page) {
-		sbd_budget_give(1);
-		return -ENOMEM;
+	if (sbd_budget_room()) {
+		page = alloc_page(gfp | __GFP_NOWARN | __GFP_ZERO |
+				  __GFP_HIGHMEM);
+		if (!page)
+			return -ENOMEM;
 	}
-	cur = xa_cmpxchg(&sbd->pages, index, NULL, page, gfp | __GFP_NOWARN);
-	if (!cur)
-		return 0;
-	__free_page(page);
-	sbd_budget_give(1);
-	return xa_is_err(cur) ? -ENOMEM : 0;
+	do {
+		xas_lock(&xas);
+		if (xas_load(&xas)) {
+			ret = 0;
+		} else if (!page || !sbd_budget_take()) {
+			ret = -ENOSPC;
+		} else {
+			xas_store(&xas, page);
+			ret = xas_error(&xas);
+			if (ret) {
+				sbd_budget_give(1);
+			} else {
+				atomic_long_inc(&sbd->nr_pages);
+				page = NULL;
+			}
+		}
+		xas_unlock(&xas);
+	} while (xas_nomem(&xas, gfp | __GFP_NOWARN));
+
+	if (page)
+		__free_page(page);
+	return ret;
 }
 
 /* Copy @len bytes at @sector into @page + @offset. */
@@ -211,7 +259,7 @@ void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len,
 		len -= chunk;
 		sector += chunk >> SECTOR_SHIFT;
 	}
-	sbd_budget_give(freed);
+	sbd_store_give(sbd, freed);
 }
 
 /*
@@ -243,7 +291,7 @@ void sbd_store_truncate(struct sbd_dev *sbd, u64 size)
 		if (!(++freed % SBD_FREE_BATCH))
 			cond_resched();
 	}
-	sbd_budget_give(freed);
+	sbd_store_give(sbd, freed);
 }
 
 void sbd_store_free(struct sbd_dev *sbd)

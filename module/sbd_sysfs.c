@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The sysfs attributes of sbd: the driver's (version, ndevices, new_device,
- * delete_device) and every device's (name, device, size, read_only, label).
+ * The sysfs attributes of sbd: the driver's (version, ndevices, mem_used,
+ * mem_max, new_device, delete_device) and every device's (name, device,
+ * size, read_only, label, mem_used).
  * Every store parses exactly the bytes written (one trailing newline
  * allowed), validates before it changes anything and answers with the
  * errno the contract names; every change is announced with sysfs_notify()
@@ -330,12 +331,28 @@ static ssize_t label_store(struct device *dev, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(label);
 
+/*
+ * Bytes of data pages this disk holds; the disks' sum is the driver's
+ * mem_used.  It moves with every first write of a page, discard,
+ * write-zeroes, shrink and delete, and announces none of it (a notification
+ * per written page would cost the I/O path): read it when needed.
+ */
+static ssize_t dev_mem_used_show(struct device *dev,
+				 struct device_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%llu\n", sbd_store_dev_mem_used(to_sbd_dev(dev)));
+}
+
+static struct device_attribute dev_attr_mem_used =
+	__ATTR(mem_used, 0444, dev_mem_used_show, NULL);
+
 static struct attribute *sbd_dev_attrs[] = {
 	&dev_attr_name.attr,
 	&dev_attr_device.attr,
 	&dev_attr_size.attr,
 	&dev_attr_read_only.attr,
 	&dev_attr_label.attr,
+	&dev_attr_mem_used.attr,
 	NULL,
 };
 

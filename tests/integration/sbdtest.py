@@ -142,6 +142,7 @@ class Testbed:
         self.write(s + '/read_only', '%d\n' % read_only, 0o644)
         self.write(s + '/label', '%s\n' % (label if label is not None else name), 0o644)
         self.write(s + '/online', '%d\n' % online, 0o644)
+        self.write(s + '/mem_used', '8192\n', 0o444)
         self.write(s + '/power/control', 'auto\n', 0o644)
         self.write(s + '/power/runtime_status', 'suspended\n', 0o444)
         self.write(s + '/power/runtime_active_time', '0\n', 0o444)

@@ -82,6 +82,11 @@ class Enumeration(sbdtest.SbdTestCase):
         self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'MemUsed'), '0')
         self.testbed.write('/sys/bus/sbd/drivers/sbd/mem_used', '8192\n', 0o444)
         self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'MemUsed'), '8192')
+        # each disk's too
+        self.assertNotIn('MemUsed', self.get_all_variants(device_path(0), DEVICE_IFACE))
+        self.assertEqual(self.get(device_path(0), DEVICE_IFACE, 'MemUsed'), '8192')
+        self.testbed.write(self.testbed.device_attr(0, 'mem_used'), '12288\n', 0o444)
+        self.assertEqual(self.get(device_path(0), DEVICE_IFACE, 'MemUsed'), '12288')
 
     def test_power_attributes_read_live(self):
         self.testbed.write(self.testbed.device_attr(0, 'power/runtime_active_time'), '777\n')

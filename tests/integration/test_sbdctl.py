@@ -138,7 +138,7 @@ class Read(SbdctlTestCase):
         # every property the daemon has, and nothing else
         names = set(self.get_all_variants(device_path(0), DEVICE_IFACE)) | {
             'PowerControl', 'PowerRuntimeStatus', 'PowerRuntimeActiveTime', 'PowerRuntimeSuspendedTime',
-            'PowerAutosuspendDelayMs'}
+            'PowerAutosuspendDelayMs', 'MemUsed'}
         self.assertEqual(set(rows), names)
         self.assertEqual(lines[-1], '%d properties of sbd0 (%s).' % (len(names), device_path(0)))
         # sorted by name
@@ -157,7 +157,7 @@ class Read(SbdctlTestCase):
         self.assertEqual(props['PowerRuntimeSuspendedTime'], '1234')
         self.assertEqual(set(props) - set(self.get_all_variants(device_path(1), DEVICE_IFACE)), {
             'PowerControl', 'PowerRuntimeStatus', 'PowerRuntimeActiveTime', 'PowerRuntimeSuspendedTime',
-            'PowerAutosuspendDelayMs'})
+            'PowerAutosuspendDelayMs', 'MemUsed'})
 
     def test_get(self):
         for attr in ('size', 'Size'):

@@ -56,6 +56,7 @@ int main(void) {
         CHECK(attr_flags(OBJECT_DEVICE, "online") == 0);
         CHECK(attr_flags(OBJECT_DEVICE, "power/runtime_status") == ATTR_LIVE);
         CHECK(attr_flags(OBJECT_DRIVER, "mem_used") == ATTR_LIVE);
+        CHECK(attr_flags(OBJECT_DEVICE, "mem_used") == ATTR_LIVE);
         CHECK(attr_flags(OBJECT_DRIVER, "mem_max") == 0);
         CHECK(attr_flags(OBJECT_DEVICE, "power/control") == ATTR_LIVE);
         CHECK(attr_flags(OBJECT_DRIVER, "size") == 0);

@@ -124,8 +124,8 @@ def sysfs_object(kind, syspath, name):
     props = {"SysName": ("s", name), "SysPath": ("s", syspath)}
     # power/*: live values, Get only, not in GetAll (daemon/README.md)
     for file, _ in attributes(syspath, skip_power=True):
-        if kind == "driver" and file == "mem_used":
-            continue  # live too: it moves with every write to any disk
+        if file == "mem_used":
+            continue  # live too: the driver's and each disk's move with every write
         prop = prop_name(file)
         props[prop] = typed(kind, prop, read_text(os.path.join(syspath, file)))
     if kind == "device":

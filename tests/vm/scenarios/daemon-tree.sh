@@ -148,12 +148,13 @@ assert_match "^Max open files +([0-9]+) +\\1 " "$(grep 'Max open files' "/proc/$
 nofile=$(awk '/Max open files/ {print $4}' "/proc/$SBDD_PID/limits")
 if ((nofile >= 65536)); then pass "RLIMIT_NOFILE raised to $nofile"; else fail "RLIMIT_NOFILE is only $nofile"; fi
 targets=$(find "/proc/$SBDD_PID/fd" -mindepth 1 -printf '%l\n')
-per_dev=$(grep -c '^/sys/devices/system/sbd/sbd0\(/[^/]*\)\?$' <<<"$targets" || true)
-live=$(grep -c '^/sys/.*/power/' <<<"$targets" || true)
-log "sbdd holds $(wc -l <<<"$targets") descriptors with 2 devices, $per_dev of them for sbd0, $live on live power/ attributes:"
+# (mem_used, the driver's and each device's, is live as power/ is.)
+per_dev=$(grep -v '/mem_used$' <<<"$targets" | grep -c '^/sys/devices/system/sbd/sbd0\(/[^/]*\)\?$' || true)
+live=$(grep -c '^/sys/.*/power/\|^/sys/.*/mem_used$' <<<"$targets" || true)
+log "sbdd holds $(wc -l <<<"$targets") descriptors with 2 devices, $per_dev of them for sbd0, $live on live attributes (power/, mem_used):"
 grep '^/sys/devices/system/sbd/sbd0' <<<"$targets" | sed 's/^/      /'
 assert_eq 4 "$per_dev" "descriptors per device (directory + size, read_only, label watches)"
-# Every power/ attribute of sbd0 and of the driver was just read: their fds
+# Every live attribute of sbd0 and of the driver was just read: their fds
 # stay open for the next Get, never more than 64 in all (livefds.c).
 if ((live >= 1 && live <= 64)); then
 	pass "$live fds kept on live attributes (1 to 64)"

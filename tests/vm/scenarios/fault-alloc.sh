@@ -9,7 +9,8 @@
 # while it serves a Set. Afterwards the module works, sbdd's tree equals
 # sysfs, `rmmod` succeeds; a last sweep fails every 13th allocation of
 # loading the module (its init making two disks); the run's kmemleak scan
-# is clean (run-vm).
+# is clean (run-vm); in queue_mode=mq a write whose pages cannot be had
+# without sleeping still succeeds (a worker allocates them).
 # The injected tasks run static binaries from a tmpfs (a failed 9p read
 # could take the guest's root with it).
 # shellcheck source=tests/vm/lib.sh
@@ -272,4 +273,30 @@ assert_not_exists /sys/module/sbd
 sbd_module_load ndevices=1 size=4M
 dd if="$SBD_TMP/data" of=/dev/sbd0 bs=64K oflag=direct status=none
 same_data "$SBD_TMP/data" /dev/sbd0
+sbd_module_unload
+
+step "queue_mode=mq: a write whose pages cannot be had without sleeping still succeeds"
+# fail_page_alloc fails every page allocation that may not sleep
+# (ignore-gfp-wait), in every task: ->queue_rq()'s GFP_NOWAIT pages all
+# fail. Such a write is then done by a worker that allocates as the bio
+# path does (GFP_NOIO, which may sleep and is not failed): it succeeds.
+# (It used to be retried by blk-mq for a second, then failed with EIO.)
+sbd_module_load ndevices=1 size=4M queue_mode=mq
+cp "$SBD_TMP/data" "$BIN/data"
+fpa=$DBG/fail_page_alloc
+echo N >"$fpa/task-filter"
+echo Y >"$fpa/ignore-gfp-wait"
+echo 100 >"$fpa/probability"
+rc=0
+out=$("$BB" dd if="$BIN/data" of=/dev/sbd0 bs=64K oflag=direct 2>&1) || rc=$?
+echo 0 >"$fpa/probability"
+echo N >"$fpa/ignore-gfp-wait"
+echo Y >"$fpa/task-filter"
+if ((rc == 0)); then
+	pass "2 MiB written with every non-sleeping page allocation failing"
+else
+	fail "the write failed (status $rc): ${out//$'\n'/; }"
+fi
+same_data "$BIN/data" /dev/sbd0
+assert_file_content "$SBD_DEVICES/sbd0/mem_used" $((2 * 1024 * 1024))
 sbd_module_unload

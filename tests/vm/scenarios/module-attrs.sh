@@ -90,6 +90,27 @@ assert_file_content "$dev/online" 1
 assert_ok dd if=/dev/sbd0 of="$SBD_TMP/back" bs=1M count=1 iflag=direct status=none
 assert_ok cmp "$SBD_TMP/d" "$SBD_TMP/back"
 
+step "online=0 returns once the I/O in flight has ended"
+# dd writes 4 MiB bios to pages never written; the moment a few are done,
+# the disk goes offline (a write from bash itself: no process to start).
+# Once offline has answered no bio may still be at work, so the disk's
+# mem_used stays where it was. Three times: before offline waited, one
+# try in three still passed.
+for try in 1 2 3; do
+	echo $((8 * M)) >"$dev/size"
+	echo $((64 * M)) >"$dev/size"
+	dd if=/dev/zero of=/dev/sbd0 bs=4M count=16 oflag=direct status=none 2>/dev/null &
+	dd_pid=$!
+	used=0
+	while ((used <= 8 * M)) && kill -0 "$dd_pid" 2>/dev/null; do used=$(read_attr "$dev/mem_used"); done
+	echo 0 >"$dev/online"
+	held=$(read_attr "$dev/mem_used")
+	wait "$dd_pid" || true
+	sleep 0.2
+	assert_eq "$held" "$(read_attr "$dev/mem_used")" "try $try: mem_used once offline had answered ($((held / M)) MiB), and after dd ended"
+	echo 1 >"$dev/online"
+done
+
 step "attributes of the driver: write-only files refuse bad input too"
 expect_write_errno "$SBD_DRV/new_device" $'\n' EINVAL
 expect_write_errno "$SBD_DRV/delete_device" $'\n' ENODEV EINVAL

@@ -2,7 +2,8 @@
 # Nothing past the end: after a partitioned disk shrinks, its partitions are
 # read again (a partition that no longer fits is cut to the disk or goes), a
 # write beyond the capacity fails, and growing again shows zeros there, never
-# what a stale partition let through. Every store parses exactly the bytes
+# what a stale partition let through; an offline disk keeps its partitions
+# through a resize or a rebind, and shows them again once online. Every store parses exactly the bytes
 # written (one trailing newline allowed), and sizes end where the kernel's
 # types do: at MAX_LFS_FILESIZE rounded down to a page, 2^63 - 4096.
 # shellcheck source=tests/vm/lib.sh
@@ -54,6 +55,25 @@ attr_write "$dev/size" $((64 * M))
 dd if=/dev/sbd0 of="$SBD_TMP/back" bs=1M skip=62 count=1 iflag=direct status=none
 assert_ok cmp -n "$M" "$SBD_TMP/back" /dev/zero
 assert_eq $((64 * M)) "$(part_end sbd0p1)" "end of sbd0p1 after growing"
+
+step "offline, growing and rebinding keep the partitions; online shows the ones the disk holds"
+# An offline disk fails all I/O, the reading of its partition table too:
+# nothing may be read again (and so dropped) until it comes back online.
+assert_ok write_p1 2 "$SBD_TMP/r"
+attr_write "$dev/online" 0
+attr_write "$dev/size" $((128 * M))
+assert_eq $((64 * M)) "$(part_end sbd0p1)" "end of sbd0p1 after growing while offline"
+attr_write "$dev/online" 1
+assert_eq $((64 * M)) "$(part_end sbd0p1)" "end of sbd0p1 once online"
+same_data "$SBD_TMP/r" /dev/sbd0p1 $((2 * M))
+attr_write "$dev/online" 0
+attr_write "$SBD_DRV/unbind" sbd0
+attr_write "$SBD_DRV/bind" sbd0
+attr_write "$dev/online" 1
+assert_eq $((64 * M)) "$(part_end sbd0p1)" "end of sbd0p1 after rebinding while offline, once online"
+wait_for /dev/sbd0p1 5 || fail "/dev/sbd0p1 did not come back"
+same_data "$SBD_TMP/r" /dev/sbd0p1 $((2 * M))
+attr_write "$dev/size" $((64 * M))
 
 step "size takes exactly the bytes written: junk, signs, spaces, overflow are EINVAL"
 # (Echo's one newline is allowed; a second one is junk.)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The memory budget: max_total caps the data pages of all disks together,
 # mem_used and mem_max show it, a write beyond it fails with ENOSPC at once,
-# sizes that could never fit are refused, and freeing data gives pages back.
+# sizes that could never fit are refused, and freeing data gives pages back;
+# each disk's mem_used counts its own pages exactly.
 # shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
@@ -56,6 +57,110 @@ attr_write "$SBD_DRV/delete_device" sbd1
 assert_file_content "$SBD_DRV/mem_used" $((4 * M))
 
 step "unload"
+sbd_module_unload
+
+step "each disk's mem_used, exact through a random mix of operations"
+# Three 1 MiB disks; a model of the pages each holds (a page is held once
+# any byte of it was written, freed when a discard or an unmapping
+# write-zeroes covers it whole, when the disk shrinks below it, or when the
+# disk goes); after every operation each disk's mem_used must be its
+# model's and their sum the driver's mem_used.
+sbd_module_load ndevices=3 size=1M
+seed=${SBD_MIX_SEED:-$((($(date +%s%N) / 1000) % 32768))}
+RANDOM=$seed
+log "seed $seed"
+declare -A held=()
+mix_bad=0
+count=(0 0 0)
+# hold D FIRST END: the model's pages FIRST..END-1 of disk D are held
+hold() {
+	local p
+	for ((p = $2; p < $3; p++)); do
+		[[ -n ${held[$1:$p]:-} ]] || count[$1]=$((count[$1] + 1))
+		held[$1:$p]=1
+	done
+}
+# drop D FIRST END: the model's pages FIRST..END-1 of disk D are gone
+drop() {
+	local p
+	for ((p = $2; p < $3; p++)); do
+		[[ -z ${held[$1:$p]:-} ]] || count[$1]=$((count[$1] - 1))
+		unset "held[$1:$p]"
+	done
+}
+# mix_check WHAT: every disk's mem_used is its model's, the sum the driver's
+mix_check() {
+	local d n sum=0 got
+	for d in 0 1 2; do
+		n=${count[d]}
+		got=$(read_attr "$SBD_DEVICES/sbd$d/mem_used")
+		sum=$((sum + got))
+		if ((got != n * 4096)); then
+			fail "after $1: sbd$d mem_used $got, expected $((n * 4096))"
+			mix_bad=1
+		fi
+	done
+	got=$(read_attr "$SBD_DRV/mem_used")
+	if ((got != sum)); then
+		fail "after $1: driver mem_used $got, the disks' sum $sum"
+		mix_bad=1
+	fi
+}
+assert_mode "$SBD_DEVICES/sbd0/mem_used" 444
+assert_file_content "$SBD_DEVICES/sbd0/mem_used" 0
+for ((i = 0; i < 24; i++)); do
+	d=$((RANDOM % 3))
+	o=$((RANDOM % 2048))                   # sector
+	l=$((1 + RANDOM % (2048 - o < 256 ? 2048 - o : 256)))
+	first=$((o * 512 / 4096))
+	end=$((((o + l) * 512 + 4095) / 4096)) # pages touched: first..end-1
+	in_first=$(((o * 512 + 4095) / 4096))  # pages covered whole
+	in_end=$(((o + l) * 512 / 4096))
+	case $((RANDOM % 7)) in
+	0 | 1 | 2)
+		what="write of $l sectors at $o on sbd$d"
+		dd if=/dev/urandom of="/dev/sbd$d" bs=512 seek=$o count=$l oflag=direct conv=notrunc status=none
+		hold "$d" "$first" "$end"
+		;;
+	3)
+		what="discard of $l sectors at $o on sbd$d"
+		blkdiscard -o $((o * 512)) -l $((l * 512)) "/dev/sbd$d"
+		drop "$d" "$in_first" "$in_end"
+		;;
+	4)
+		what="punch-hole (write-zeroes) of $l sectors at $o on sbd$d"
+		fallocate --punch-hole --keep-size -o $((o * 512)) -l $((l * 512)) "/dev/sbd$d"
+		drop "$d" "$in_first" "$in_end"
+		;;
+	5)
+		what="zero-range (write-zeroes, no unmap) of $l sectors at $o on sbd$d"
+		fallocate --zero-range --keep-size -o $((o * 512)) -l $((l * 512)) "/dev/sbd$d"
+		;;
+	6)
+		if ((RANDOM % 2)); then
+			what="shrinking sbd$d to $o sectors and back"
+			"$SBD_VM_TOOL" write "$SBD_DEVICES/sbd$d/size" $((o * 512 + 512)) >/dev/null
+			drop "$d" $(((o * 512 + 512 + 4095) / 4096)) 256
+			"$SBD_VM_TOOL" write "$SBD_DEVICES/sbd$d/size" 1048576 >/dev/null
+		else
+			what="deleting sbd$d"
+			"$SBD_VM_TOOL" write "$SBD_DRV/delete_device" "sbd$d" >/dev/null
+			drop "$d" 0 256
+			got=$(read_attr "$SBD_DRV/mem_used")
+			sum=0
+			for e in 0 1 2; do
+				((e == d)) || sum=$((sum + $(read_attr "$SBD_DEVICES/sbd$e/mem_used")))
+			done
+			((got == sum)) || { fail "after deleting sbd$d: driver mem_used $got, the other disks' $sum"; mix_bad=1; }
+			"$SBD_VM_TOOL" write "$SBD_DRV/new_device" "1M $d" >/dev/null
+			wait_for "/dev/sbd$d" || die "/dev/sbd$d did not come back"
+		fi
+		;;
+	esac
+	log "$what"
+	mix_check "$what"
+done
+((mix_bad)) || pass "24 operations (seed $seed): every disk's mem_used exact, their sum the driver's"
 sbd_module_unload
 
 step "the default budget is half of RAM"

@@ -3,7 +3,8 @@
 # on a mounted ext4 give pages back (mem_used drops); BLKZEROOUT
 # (blkdiscard -z) and fallocate --zero-range, which say REQ_NOUNMAP, zero
 # the pages and keep them; either way the range reads as zeros. The queue
-# limits say a page of granularity.
+# limits say a page of granularity, and a discard larger than
+# discard_max_bytes reaches the store cut to it.
 # shellcheck source=tests/vm/lib.sh
 . "${SBD_VM_LIB:?run me with tests/vm/run-vm}"
 
@@ -95,4 +96,27 @@ fi
 umount "$SBD_TMP/mnt"
 
 step "unload"
+sbd_module_unload
+
+step "a discard of a whole 1 GiB disk reaches the store cut to discard_max_bytes"
+# blkdev_issue_discard() sizes its bios by the granularity alone (up to
+# 4 GiB); the disk's I/O statistics count each bio that reached sbd, so a
+# 1 GiB discard must arrive as 1 GiB / discard_max_bytes discards.
+sbd_module_load ndevices=1 size=1G max_total=1G
+max=$(read_attr "$Q/discard_max_bytes")
+assert_eq $((128 * M)) "$max" "discard_max_bytes"
+for at in 0 $((1024 * M - 2 * M)); do
+	dd if=/dev/urandom of=/dev/sbd0 bs=1M count=2 seek=$((at / M)) oflag=direct status=none
+done
+assert_eq $((4 * M)) "$(used)" "mem_used after writing 2 MiB at each end"
+# discards: /sys/block/sbd0/stat's fields 12 (I/Os) and 14 (sectors)
+discards() { awk '{ print $12, $14 }' /sys/block/sbd0/stat; }
+assert_ok blkdiscard /dev/sbd0
+assert_eq "8 $((1024 * M / 512))" "$(discards)" "discard I/Os and sectors after blkdiscard of 1 GiB"
+assert_eq 0 "$(used)" "mem_used after discarding the whole disk"
+zeros_at $((1024 * M - 2 * M)) $((2 * M))
+assert_ok blkdiscard -o 0 -l $((128 * M)) /dev/sbd0
+assert_eq "9 $((1152 * M / 512))" "$(discards)" "after a discard of exactly 128 MiB: one more"
+assert_ok blkdiscard -o 0 -l $((128 * M + 4096)) /dev/sbd0
+assert_eq "11 $((1280 * M / 512 + 8))" "$(discards)" "after a discard of 128 MiB and a page: two more"
 sbd_module_unload

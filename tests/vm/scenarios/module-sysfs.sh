@@ -29,7 +29,7 @@ assert_eq "$(modinfo -F version sbd)" "$(cat "$SBD_DRV/version")" "version (as m
 assert_file_content "$SBD_DRV/ndevices" 1
 
 step "the device's attributes"
-for a in name device; do assert_mode "$dev/$a" 444; done
+for a in name device mem_used; do assert_mode "$dev/$a" 444; done
 for a in size read_only label online; do assert_mode "$dev/$a" 644; done
 assert_file_content "$dev/name" "Simple block device"
 major=$(awk '$2 == "sbd" { print $1 }' /proc/devices)
@@ -59,7 +59,7 @@ assert_file_content /sys/block/sbd0/dev "$major:0"
 
 step "read-only attributes refuse writes, write-only ones refuse reads"
 for a in version ndevices; do expect_write_errno "$SBD_DRV/$a" 1 EACCES EPERM; done
-for a in name device; do expect_write_errno "$dev/$a" 1 EACCES EPERM; done
+for a in name device mem_used; do expect_write_errno "$dev/$a" 1 EACCES EPERM; done
 for a in new_device delete_device; do assert_fails cat "$SBD_DRV/$a"; done
 assert_file_content "$dev/name" "Simple block device"
 
