@@ -56,7 +56,7 @@ files() {
 	fi
 }
 unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
-files sbdd etc/sbd/sbdd.conf "${unitdir#/}/sbdd.service" usr/sbin/sbdd \
+files sbdd etc/sbd/sbdd.conf "${unitdir#/}/sbdd.service" usr/sbin/sbdd usr/lib/systemd/catalog/sbdd.catalog \
 	usr/share/dbus-1/interfaces/org.sbd.Sbd1.xml usr/share/dbus-1/system-services/org.sbd.Sbd1.service \
 	usr/share/dbus-1/system.d/org.sbd.Sbd1.conf usr/share/doc/sbdd/org.sbd.Sbd1.rst usr/share/man/man8/sbdd.8.gz \
 	usr/share/polkit-1/actions/org.sbd.sbd1.policy
