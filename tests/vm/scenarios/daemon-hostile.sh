@@ -4,10 +4,9 @@
 # real polkitd, the real module): each attack of issue 10 and a few more,
 # made by an unprivileged user (uid 65534) unless it needs root. After
 # each: another client's Pings were answered within 10x the idle latency
-# throughout, beyond what the bus itself cost them (a bound on starvation:
-# generous, see below), sysfs is as it
-# was, the tree equals sysfs, and sbdd's RSS is within 1 MiB of where it
-# started. Then the unit's own settings: libkmod sees the kernel command
+# (at least 5 s) throughout, beyond what the bus itself cost them (a bound
+# on starvation: generous, see below), sysfs is as it was, the tree equals
+# sysfs, and sbdd's RSS is within 1 MiB of where it started. Then the unit's own settings: libkmod sees the kernel command
 # line (run-vm appends sbd.max_size=2147483648), a start timeout, the
 # uevent buffer warning, and GetManagedObjects beyond the bus's message
 # size. Helper: daemon-hostile.py (attacks, Ping probe).
@@ -128,13 +127,16 @@ assert_eq "" "$(busctl --system introspect --xml-interface org.sbd.Sbd1 /org/sbd
 tstep "idle latency and the Ping probe"
 sbd_check_tree --timeout 20
 read -r p50 p99 < <("$PY" "$HELPER" latency 200)
-# 10x the idle p99, and never less than 2 s: under TCG on two shared
-# cores one scheduling hiccup of qemu's threads costs tens of ms, and sbdd
-# answers in order, so a Ping waits for the calls queued before it (the
-# bus lets a connection have 128 pending; a few hundred GetManagedObjects
-# take seconds in TCG). The starved daemon of issue 10 (the 40,000-
-# parameter Load) did not answer for minutes.
-BOUND=$(awk -v p="$p99" 'BEGIN { b = 10 * p / 1e6; if (b < 2) b = 2; printf "%.3f", b }')
+# 10x the idle p99, and never less than 5 s. This is a bound on
+# starvation, not a measure of speed (the benchmark measures that): the
+# starved daemon of issue 10 (the 40,000-parameter Load) did not answer
+# for minutes. sbdd answers in order, so a Ping waits for the calls queued
+# before it, and this guest has one vCPU for the attacker, the bus,
+# polkitd, journald and sbdd: auth_flood's 200 Sets (13 polkit checks, 187
+# refusals and their audit records) cost them 1.5-2.5 s of CPU, and the
+# slowest Ping behind them took 0.3-1.4 s on a quiet host and 2.1 s in CI
+# beside a debug guest on the same two cores (3.2 s under perf).
+BOUND=$(awk -v p="$p99" 'BEGIN { b = 10 * p / 1e6; if (b < 5) b = 5; printf "%.3f", b }')
 log "idle Ping: p50 ${p50} us, p99 ${p99} us; bound during attacks ${BOUND} s"
 bg_start probe "$PY" "$HELPER" probe "$PROBE"
 sleep 2
