@@ -171,7 +171,8 @@ tstep "the hardening is in effect"
 props=(CapabilityBoundingSet=cap_sys_module NoNewPrivileges=yes PrivateNetwork=yes
 	ProtectSystem=strict ProtectKernelTunables=yes ProtectKernelModules=no PrivateDevices=yes
 	RestrictNamespaces=yes MemoryDenyWriteExecute=yes WatchdogUSec=3min LimitNOFILE=524288
-	'ReadWritePaths=/sys/devices/system /sys/bus' 'RestrictAddressFamilies=AF_NETLINK AF_UNIX')
+	'ReadWritePaths=/sys/devices/system /sys/bus' 'RestrictAddressFamilies=AF_NETLINK AF_UNIX'
+	MemoryMax=1073741824)
 names=("${props[@]%%=*}")
 mapfile -t shown < <(systemctl show sbdd.service "${names[@]/#/--property=}")
 for p in "${props[@]}"; do
@@ -202,6 +203,25 @@ rw_mounts() { # rw_mounts PID: the read-write mount points, sorted
 }
 assert_eq "/dev/mqueue /dev/pts /proc /sys/bus /sys/devices/system /tmp /var/tmp " "$(rw_mounts "$pid1")" \
 	"read-write mounts of sbdd"
+# The two parents are writable, what in them could harm the host is not:
+# from inside sbdd's mount namespace (nsenter: the same mounts, as root
+# with every capability), rewriting the memory hotplug policy or the PCI
+# bus's autoprobe with its own value fails, and an sbd attribute can
+# still be written.
+for f in /sys/devices/system/memory/auto_online_blocks /sys/bus/pci/drivers_autoprobe; do
+	was=
+	read_attr_to was "$f"
+	# shellcheck disable=SC2016 # sh expands them, with the arguments after
+	if out=$(nsenter -t "$pid1" -m -- sh -c 'printf "%s\n" "$1" >"$2"' sh "$was" "$f" 2>&1); then
+		fail "$f written from sbdd's mount namespace"
+	else
+		assert_match 'Read-only file system' "$out" "$f read-only for sbdd"
+	fi
+done
+assert_ok nsenter -t "$pid1" -m -- sh -c "printf ns-write >$SBD_DEVICES/sbd1/label"
+assert_eq ns-write "$(read_attr "$SBD_DEVICES/sbd1/label")" "an sbd attribute written from sbdd's mount namespace"
+attr_write "$SBD_DEVICES/sbd1/label" sbd1
+log "sbdd's cgroup: memory.peak $(cat /sys/fs/cgroup/system.slice/sbdd.service/memory.peak) of MemoryMax 1G"
 # For comparison (not a check): systemd's own hostnamed, ProtectSystem=strict.
 busctl --system get-property org.freedesktop.hostname1 /org/freedesktop/hostname1 org.freedesktop.hostname1 \
 	Hostname >/dev/null 2>&1 || true
