@@ -207,8 +207,8 @@ class SbdClient:
                                    Gio.DBusCallFlags.NONE, TIMEOUT_MS, None)
         except GLib.Error as e:
             name = Gio.DBusError.get_remote_error(e) or 'org.freedesktop.DBus.Error.Failed'
-            message = Gio.DBusError.strip_remote_error(e) if Gio.DBusError.is_remote_error(e) else None
-            raise SbdError(what, name, message or e.message)
+            Gio.DBusError.strip_remote_error(e)
+            raise SbdError(what, name, e.message)
         return r.unpack() if r is not None else None
 
     def managed_objects(self):
