@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Unit tests of the sbd.sbd collection's logic, with plain unittest and no
 bus: sizes, what a task must change (and in which order), idempotence,
