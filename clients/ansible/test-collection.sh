@@ -41,7 +41,7 @@ ansible-galaxy collection install "$tarball" -p "$work/installed" >"$work/instal
 	{ cat "$work/install.log"; bad "ansible-galaxy collection install"; exit 1; }
 inst=$work/installed/ansible_collections/sbd/sbd
 for f in MANIFEST.json FILES.json plugins/module_utils/sbd.py plugins/modules/sbd_module.py \
-	plugins/modules/sbd_device.py plugins/modules/sbd_info.py playbooks/three-disks.yml meta/runtime.yml; do
+	plugins/modules/sbd_device.py plugins/modules/sbd_info.py playbooks/three_disks.yml meta/runtime.yml; do
 	[[ -f $inst/$f ]] || bad "installed collection lacks $f"
 done
 ok "installed from the tarball into $work/installed"
@@ -69,10 +69,10 @@ else
 fi
 
 # the example playbook
-if ansible-playbook --syntax-check -i localhost, "$inst/playbooks/three-disks.yml" >"$work/syntax.log" 2>&1; then
-	ok "three-disks.yml passes --syntax-check"
+if ansible-playbook --syntax-check -i localhost, sbd.sbd.three_disks >"$work/syntax.log" 2>&1; then
+	ok "the playbook sbd.sbd.three_disks passes --syntax-check"
 else
-	cat "$work/syntax.log"; bad "three-disks.yml --syntax-check"
+	cat "$work/syntax.log"; bad "three_disks.yml --syntax-check"
 fi
 
 # ansible-test sanity, the tests that need no download (the list

@@ -9,7 +9,9 @@
 # an open disk) fail with the D-Bus error's name, and the removal deletes
 # the disks and unloads the module. sbd-prometheus.service writes sbd.prom
 # (promtool check metrics, values equal sysfs), from its dynamic user; with
-# sbdd stopped it writes sbd_up 0 and does not start sbdd.
+# sbdd stopped it writes sbd_up 0 and does not start sbdd. The example
+# polkit rule (docs/50-sbd-operators.rules) lets a member of sbd-operators
+# relabel a disk, and not another user.
 # Under TCG every exec is slow (python3 starts in about 1.5 s, each
 # Ansible task's module is one): four playbook runs in all.
 # shellcheck source=tests/vm/lib.sh
@@ -69,8 +71,8 @@ log "$(systemd-analyze security sbd-prometheus.service 2>/dev/null | tail -1)"
 assert_ok /usr/bin/sbdctl module unload
 assert_eq unloaded "$(/usr/bin/sbdctl --json module | jq -r .state)" "module state before the playbook"
 
-tstep "apply: the example playbook (three-disks.yml), module loaded, three labelled disks"
-assert_ok play apply "$COLLECTION/playbooks/three-disks.yml"
+tstep "apply: the example playbook (three_disks.yml), module loaded, three labelled disks"
+assert_ok play apply "$COLLECTION/playbooks/three_disks.yml"
 assert_eq 0 "$(recap apply failures)" "failed tasks"
 assert_eq 2 "$(recap apply changed)" "changed tasks (the module load, the disks' loop)"
 assert_eq live "$(cat /sys/module/sbd/initstate)" "module loaded"
@@ -108,7 +110,7 @@ assert_eq active "$(systemctl is-active sbd-prometheus.timer)" "the timer"
 
 tstep "apply again: nothing changes"
 before=$(disks)
-assert_ok play again "$COLLECTION/playbooks/three-disks.yml"
+assert_ok play again "$COLLECTION/playbooks/three_disks.yml"
 assert_eq 0 "$(recap again changed)" "changed tasks on the second run"
 assert_eq 0 "$(recap again failures)" "failed tasks"
 assert_eq "$before" "$(disks)" "disks in sysfs"
@@ -141,6 +143,17 @@ assert_eq org.sbd.Sbd1.Error.InvalidValue "$(result check 2 .dbus_error)" "a 40-
 log "$(result check 2 .msg)"
 assert_eq org.sbd.Sbd1.Error.Busy "$(result check 3 .dbus_error)" "resizing an open disk"
 log "$(result check 3 .msg)"
+
+tstep "polkit: the example rule lets the group sbd-operators change disks"
+install -m 0644 "$SBD_SOURCE_DIR/docs/50-sbd-operators.rules" /etc/polkit-1/rules.d/
+groupadd -f sbd-operators
+useradd -M -G sbd-operators sbdop
+useradd -M sbdother
+assert_ok runuser -u sbdop -- /usr/bin/sbdctl --no-ask-password set sbd1 label ops
+assert_eq ops "$(cat /sys/bus/sbd/devices/sbd1/label)" "the label an operator set"
+out=$(runuser -u sbdother -- /usr/bin/sbdctl --no-ask-password set sbd1 label other 2>&1) || true
+assert_match 'org\.sbd\.Sbd1\.Error\.NotAuthorized' "$out" "another user"
+assert_eq ops "$(cat /sys/bus/sbd/devices/sbd1/label)" "the label after the refusal"
 
 tstep "removal: the disks deleted, the module unloaded"
 cat >"$SBD_TMP/remove.yml" <<'YAML'
