@@ -67,7 +67,7 @@ mapfile -t module_files < <(cd "$src/module" && printf "usr/src/sbd-$version/%s\
 	sbd*.[ch])
 files sbd-dkms "${module_files[@]}"
 files sbd-prometheus "${unitdir#/}/sbd-prometheus.service" "${unitdir#/}/sbd-prometheus.timer" \
-	usr/libexec/sbd-prometheus usr/share/doc/sbd-prometheus/examples/sbd-alerts.yml \
+	usr/libexec/sbd-prometheus usr/share/man/man8/sbd-prometheus.8.gz usr/share/doc/sbd-prometheus/examples/sbd-alerts.yml \
 	usr/share/doc/sbd-prometheus/examples/sbd-alerts.test.yml
 
 # field PACKAGE FIELD ERE: a control field matches
