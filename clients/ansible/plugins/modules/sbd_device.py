@@ -17,7 +17,8 @@ description:
     writes sysfs. The kernel's verdict comes back as sbdd's named D-Bus error.
   - Runs as the task's user. C(root) (I(become)) may do everything; anyone else is asked about by polkit
     (actions C(org.sbd.sbd1.manage-devices) and C(org.sbd.sbd1.set-attribute)); a refusal fails the task with
-    C(org.sbd.Sbd1.Error.NotAuthorized).
+    C(org.sbd.Sbd1.Error.NotAuthorized), or C(org.freedesktop.DBus.Error.InteractiveAuthorizationRequired) where
+    polkit wants a password (a task cannot give one).
 options:
   id:
     description:
