@@ -142,7 +142,7 @@ class Playbooks(sbdtest.SbdTestCase):
             {'sbd.sbd.sbd_device': {'id': 7, 'label': 'nosize'}, 'ignore_errors': True},
         ]
         stats, results = self.playbook(tasks)
-        self.assertEqual((stats['failures'], stats['ignored']), (0, 4), results)
+        self.assertEqual((stats['failures'], stats['ignored'], stats['changed']), (0, 4, 0), results)
         long_label, kernel, nobody, nosize = results
         for r in results:
             self.assertTrue(r['failed'], r)

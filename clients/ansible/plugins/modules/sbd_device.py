@@ -162,11 +162,15 @@ def run(module, client):
         if module.check_mode or not steps:
             result['after'] = after
         result['changes'] = [describe(s, device_id) for s in steps]
-        result['changed'] = bool(steps)
-        if not module.check_mode and steps:
+        if module.check_mode:
+            result['changed'] = bool(steps)
+        elif steps:
+            # changed as soon as one write went through: a refusal before
+            # any write leaves the task failed and unchanged
             for step in steps:
                 if step[0] == 'add':
                     client.add_device(step[1], device_id)
+                    result['changed'] = True
                     # what the kernel made: the sets that follow are planned
                     # again against it, so none is sent for nothing
                     steps_after_add, _, _ = plan_device(client.device(device_id), 'present', wanted)
@@ -178,6 +182,7 @@ def run(module, client):
                     client.remove_device(device_id)
                 else:
                     client.set(name, step[1], step[2], step[3])
+                result['changed'] = True
             result['after'] = device_view(client.device(device_id))
     except SbdError as e:
         fail_sbd(module, e, **result)

@@ -106,7 +106,8 @@ def main():
             action = plan_module(state, module.params['state'])
         except ValueError as e:
             module.fail_json(msg=str(e), state=state, parameters=live_params)
-        result['changed'] = action is not None
+        # changed once the load or unload went through (or would, in check mode)
+        result['changed'] = action is not None and module.check_mode
         if action is None and module.params['state'] == 'loaded':
             differ = parameters_differ(live_params, module.params['parameters'])
             if differ:
@@ -119,6 +120,7 @@ def main():
                 client.load(module.params['parameters'])
             else:
                 client.unload()
+            result['changed'] = True
             props = client.module_properties()
             state = props.get('State', 'unloaded')
             live_params = dict(props.get('Parameters', {}))

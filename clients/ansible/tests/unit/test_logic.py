@@ -204,6 +204,13 @@ class RunDevice(unittest.TestCase):
         self.assertEqual(r['dbus_error'], 'org.sbd.Sbd1.Error.InvalidValue')
         self.assertEqual(r['dbus_message'], 'The kernel refused it')
         self.assertIn('(org.sbd.Sbd1.Error.InvalidValue)', r['msg'])
+        self.assertFalse(r['changed'])
+        # a refusal after a first write: failed, and changed
+        client = FakeClient(refuse=('ReadOnly', 'org.sbd.Sbd1.Error.Busy', 'busy'))
+        with self.assertRaises(Failed) as cm:
+            sbd_device.run(FakeModule({'label': 'data', 'read_only': True}), client)
+        self.assertTrue(cm.exception.args[0]['changed'])
+        self.assertEqual(client.devices[1]['Label'], 'data')
 
     def test_remove(self):
         client = FakeClient()
