@@ -55,11 +55,14 @@ class Metrics(sbdtest.SbdTestCase):
         self.outdir = tempfile.mkdtemp(prefix='sbd-prom-')
         self.addCleanup(shutil.rmtree, self.outdir, True)
 
-    def write_metrics(self):
-        """Runs sbd-prometheus --output; checks the file with promtool; returns (text, samples)."""
+    def write_metrics(self, uid=None):
+        """Runs sbd-prometheus --output (as uid); checks the file with promtool; returns (text, samples)."""
         path = os.path.join(self.outdir, 'sbd.prom')
-        p = subprocess.run(['/usr/bin/python3', self.program, '--output', path], capture_output=True, text=True,
-                           env=sbdtest.env_outside_testbed(), timeout=60)
+        cmd = ['/usr/bin/python3', self.program, '--output', path]
+        if uid is not None:
+            os.chown(self.outdir, uid, uid)
+            cmd = ['setpriv', '--reuid=%d' % uid, '--regid=%d' % uid, '--clear-groups'] + cmd
+        p = subprocess.run(cmd, capture_output=True, text=True, env=sbdtest.env_outside_testbed(), timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(os.listdir(self.outdir), ['sbd.prom'], 'a temporary file was left')
         with open(path) as f:
@@ -113,6 +116,14 @@ class Metrics(sbdtest.SbdTestCase):
             self.assertEqual(s[('sbd_device_read_only', dev(n, label))], int(tb.read(tb.device_attr(n, 'read_only'))))
             self.assertEqual(s[('sbd_device_online', dev(n, label))], int(tb.read(tb.device_attr(n, 'online'))))
         self.assertEqual(len([k for k in s if k[0] == 'sbd_device_size_bytes']), 2)
+
+    def test_unprivileged(self):
+        # the service runs it as a dynamic user: reading needs no privilege
+        text, s, err = self.write_metrics(uid=sbdtest.NOBODY)
+        self.assertEqual(err, '')
+        self.assertEqual(s[('sbd_up', ())], 1)
+        self.assertEqual(s[('sbd_device_size_bytes', dev(1, 'sbd1'))], 16 << 20)
+        self.assertEqual(s[('sbd_budget_used_bytes', ())], 0)
 
     def test_label_escaped(self):
         tb = self.testbed
