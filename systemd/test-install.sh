@@ -58,6 +58,7 @@ expected_files() {
 		"$unitdir/sbd-prometheus.service" \
 		"$unitdir/sbd-prometheus.timer" \
 		usr/libexec/sbd-prometheus \
+		usr/lib/sysusers.d/sbd-prometheus.conf \
 		usr/share/man/man8/sbd-prometheus.8 \
 		usr/share/doc/sbd-prometheus/examples/sbd-alerts.yml \
 		usr/share/doc/sbd-prometheus/examples/sbd-alerts.test.yml

@@ -118,7 +118,7 @@ class Metrics(sbdtest.SbdTestCase):
         self.assertEqual(len([k for k in s if k[0] == 'sbd_device_size_bytes']), 2)
 
     def test_unprivileged(self):
-        # the service runs it as a dynamic user: reading needs no privilege
+        # the service runs it as its own system user: reading needs no privilege
         text, s, err = self.write_metrics(uid=sbdtest.NOBODY)
         self.assertEqual(err, '')
         self.assertEqual(s[('sbd_up', ())], 1)

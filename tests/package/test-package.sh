@@ -67,7 +67,7 @@ mapfile -t module_files < <(cd "$src/module" && printf "usr/src/sbd-$version/%s\
 	sbd*.[ch])
 files sbd-dkms "${module_files[@]}"
 files sbd-prometheus "${unitdir#/}/sbd-prometheus.service" "${unitdir#/}/sbd-prometheus.timer" \
-	usr/libexec/sbd-prometheus usr/share/man/man8/sbd-prometheus.8.gz usr/share/doc/sbd-prometheus/examples/sbd-alerts.yml \
+	usr/libexec/sbd-prometheus usr/lib/sysusers.d/sbd-prometheus.conf usr/share/man/man8/sbd-prometheus.8.gz usr/share/doc/sbd-prometheus/examples/sbd-alerts.yml \
 	usr/share/doc/sbd-prometheus/examples/sbd-alerts.test.yml
 
 # field PACKAGE FIELD ERE: a control field matches
@@ -113,7 +113,8 @@ script sbd-dkms postinst '/usr/lib/dkms/common\.postinst'
 script sbd-dkms postinst '^DKMS_NAME=sbd$'
 script sbd-dkms postinst "^DKMS_VERSION=$version\$"
 script sbd-dkms prerm 'dkms remove -m \$DKMS_NAME -v \$DKMS_VERSION --all'
-# sbd-prometheus: the timer enabled and started on install.
+# sbd-prometheus: its system user made, the timer enabled and started on install.
+script sbd-prometheus postinst 'systemd-sysusers .*sbd-prometheus\.conf'
 script sbd-prometheus postinst "deb-systemd-helper enable 'sbd-prometheus.timer'"
 script sbd-prometheus postinst "deb-systemd-invoke \\\$_dh_action 'sbd-prometheus.timer'"
 

@@ -8,7 +8,7 @@
 # and changes nothing, values refused by sbdd and by the kernel (EBUSY on
 # an open disk) fail with the D-Bus error's name, and the removal deletes
 # the disks and unloads the module. sbd-prometheus.service writes sbd.prom
-# (promtool check metrics, values equal sysfs), from its dynamic user; with
+# (promtool check metrics, values equal sysfs), from its system user; with
 # sbdd stopped it writes sbd_up 0 and does not start sbdd. The example
 # polkit rule (docs/50-sbd-operators.rules) lets a member of sbd-operators
 # relabel a disk, and not another user.
@@ -65,6 +65,8 @@ tstep "SBD installed as a package would be, the collection found by Ansible"
 timeout 120 systemctl is-system-running --wait >/dev/null 2>&1 || true
 tar -C "$SBD_BUILD_DIR/systemd/stage-usr" -cf - . | tar -C / -xf - --keep-directory-symlink --no-same-owner
 sbd_module_install
+# what the package's postinst does (dh_installsysusers)
+assert_ok systemd-sysusers sbd-prometheus.conf
 systemctl daemon-reload
 assert_ok systemctl start sbdd.service
 mkdir -p "$SBD_TMP/collections/ansible_collections/sbd"
@@ -110,7 +112,7 @@ if [[ -f $PROM ]]; then
 			"-p ProtectProc=invisible" "-p PrivateNetwork=yes" "-p SystemCallFilter=@system-service" \
 			"-p RestrictAddressFamilies=AF_UNIX" "-p IPAddressDeny=any" "-p PrivateDevices=yes"; do
 			# shellcheck disable=SC2086
-			log "DynamicUser=yes $props: $(systemd-run --wait --pipe --quiet -p DynamicUser=yes $props \
+			log "User=sbd-prometheus $props: $(systemd-run --wait --pipe --quiet -p User=sbd-prometheus $props \
 				/usr/libexec/sbd-prometheus 2>&1 | grep -E '^sbd_up |sbd-prometheus:' | tr '\n' ' ')"
 		done
 	fi
@@ -120,7 +122,7 @@ if [[ -f $PROM ]]; then
 else
 	fail "$PROM not written: $(journalctl -u sbd-prometheus.service -o cat | tail -5)"
 fi
-assert_eq yes "$(systemctl show -P DynamicUser sbd-prometheus.service)" "the collector runs as a dynamic user"
+assert_eq sbd-prometheus "$(systemctl show -P User sbd-prometheus.service)" "the collector's user"
 assert_ok systemctl start sbd-prometheus.timer
 assert_eq active "$(systemctl is-active sbd-prometheus.timer)" "the timer"
 
