@@ -3,7 +3,8 @@
 """sbd-prometheus (clients/prometheus) against the real sbdd: the file it
 writes passes `promtool check metrics` and its values equal what the test
 bed's sysfs holds; labels that need escaping; the module unloaded; sbdd
-stopped (sbd_up 0, the file still written and valid).
+stopped (sbd_up 0, the file still written and valid); Debian's node
+exporter serving the file's samples with no textfile scrape error.
 
 sbd-prometheus runs without umockdev's preload (it must never touch
 sysfs) and reaches the private system bus through
@@ -13,8 +14,11 @@ $DBUS_SYSTEM_BUS_ADDRESS, as it reaches the real one.
 import os
 import re
 import shutil
+import socket
 import subprocess
 import tempfile
+import time
+import urllib.request
 
 import sbdtest
 from sbdtest import DEVICE_IFACE, device_path
@@ -124,6 +128,37 @@ class Metrics(sbdtest.SbdTestCase):
         self.assertEqual(s[('sbd_up', ())], 1)
         self.assertEqual(s[('sbd_device_size_bytes', dev(1, 'sbd1'))], 16 << 20)
         self.assertEqual(s[('sbd_budget_used_bytes', ())], 0)
+
+    def test_node_exporter_serves_it(self):
+        # Debian's node exporter reads the file from its textfile directory
+        # and serves every sample, with no scrape error
+        exporter = shutil.which('prometheus-node-exporter')
+        if not exporter:
+            raise RuntimeError('prometheus-node-exporter is not installed (.ci/install-deps)')
+        text, s, _ = self.write_metrics()
+        with socket.socket() as probe:
+            probe.bind(('127.0.0.1', 0))
+            port = probe.getsockname()[1]
+        p = subprocess.Popen([exporter, '--collector.disable-defaults', '--collector.textfile',
+                              '--collector.textfile.directory=' + self.outdir,
+                              '--web.listen-address=127.0.0.1:%d' % port],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=sbdtest.env_outside_testbed())
+        self.addCleanup(p.wait)
+        self.addCleanup(p.terminate)
+        served = None
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen('http://127.0.0.1:%d/metrics' % port, timeout=5) as r:
+                    served = r.read().decode()
+                break
+            except OSError:
+                self.assertIsNone(p.poll(), 'the node exporter exited')
+                time.sleep(0.1)
+        self.assertIsNotNone(served, 'the node exporter never answered')
+        self.assertIn('\nnode_textfile_scrape_error 0\n', served)
+        self.assertIn('node_textfile_mtime_seconds{file="%s"}' % os.path.join(self.outdir, 'sbd.prom'), served)
+        ours = parse('\n'.join(line for line in served.splitlines() if line.startswith('sbd_')))
+        self.assertEqual(ours, s)
 
     def test_label_escaped(self):
         tb = self.testbed
