@@ -54,7 +54,14 @@ expected_files() {
 		usr/share/doc/sbdd/org.sbd.Sbd1.rst \
 		usr/share/man/man1/sbdctl.1 \
 		usr/share/man/man8/sbdd.8 \
-		usr/share/polkit-1/actions/org.sbd.sbd1.policy
+		usr/share/polkit-1/actions/org.sbd.sbd1.policy \
+		"$unitdir/sbd-prometheus.service" \
+		"$unitdir/sbd-prometheus.timer" \
+		usr/libexec/sbd-prometheus \
+		usr/lib/sysusers.d/sbd-prometheus.conf \
+		usr/share/man/man8/sbd-prometheus.8 \
+		usr/share/doc/sbd-prometheus/examples/sbd-alerts.yml \
+		usr/share/doc/sbd-prometheus/examples/sbd-alerts.test.yml
 	for f in Kbuild Makefile dkms.conf sbd.h sbd_compat.h sbd_disk.c sbd_io.c sbd_main.c \
 		sbd_mq.c sbd_registry.c sbd_store.c sbd_sysfs.c; do
 		echo "$src/$f"
@@ -88,7 +95,7 @@ mode_is() { # mode_is OCTAL FILE...
 		[[ $got == "$m" ]] && ok "mode $m $f" || bad "mode of $f is $got, expected $m"
 	done
 }
-mode_is 755 usr/sbin/sbdd usr/bin/sbdctl
+mode_is 755 usr/sbin/sbdd usr/bin/sbdctl usr/libexec/sbd-prometheus
 mode_is 644 etc/sbd/sbdd.conf "$unitdir/sbdd.service" usr/lib/systemd/catalog/sbdd.catalog \
 	usr/share/dbus-1/system.d/org.sbd.Sbd1.conf \
 	usr/share/dbus-1/system-services/org.sbd.Sbd1.service \

@@ -66,6 +66,9 @@ files sbd-manager usr/bin/sbd-manager usr/share/applications/org.sbd.Manager.des
 mapfile -t module_files < <(cd "$src/module" && printf "usr/src/sbd-$version/%s\n" Kbuild Makefile dkms.conf \
 	sbd*.[ch])
 files sbd-dkms "${module_files[@]}"
+files sbd-prometheus "${unitdir#/}/sbd-prometheus.service" "${unitdir#/}/sbd-prometheus.timer" \
+	usr/libexec/sbd-prometheus usr/lib/sysusers.d/sbd-prometheus.conf usr/share/man/man8/sbd-prometheus.8.gz usr/share/doc/sbd-prometheus/examples/sbd-alerts.yml \
+	usr/share/doc/sbd-prometheus/examples/sbd-alerts.test.yml
 
 # field PACKAGE FIELD ERE: a control field matches
 field() {
@@ -83,6 +86,8 @@ field sbd-manager Depends '(^|, )libgtk-4-1 '
 # dh_dkms asks for a DKMS that knows BUILD_EXCLUSIVE_CONFIG (dkms.conf).
 field sbd-dkms Depends '^dkms \(>= 3\.0\.3-4~\)$'
 field sbd-dkms Architecture '^all$'
+field sbd-prometheus Architecture '^all$'
+field sbd-prometheus Depends '(^|, )python3-gi($|,)'
 
 # script PACKAGE SCRIPT ERE: a maintainer script (or control file) has a line
 script() {
@@ -108,6 +113,10 @@ script sbd-dkms postinst '/usr/lib/dkms/common\.postinst'
 script sbd-dkms postinst '^DKMS_NAME=sbd$'
 script sbd-dkms postinst "^DKMS_VERSION=$version\$"
 script sbd-dkms prerm 'dkms remove -m \$DKMS_NAME -v \$DKMS_VERSION --all'
+# sbd-prometheus: its system user made, the timer enabled and started on install.
+script sbd-prometheus postinst 'systemd-sysusers .*sbd-prometheus\.conf'
+script sbd-prometheus postinst "deb-systemd-helper enable 'sbd-prometheus.timer'"
+script sbd-prometheus postinst "deb-systemd-invoke \\\$_dh_action 'sbd-prometheus.timer'"
 
 echo "# $failed failure(s)"
 ((failed == 0))

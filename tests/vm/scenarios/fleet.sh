@@ -1,0 +1,198 @@
+#!/bin/bash
+# SBD on many hosts, on one real host: the Ansible collection sbd.sbd and
+# the Prometheus metrics against sbdd as installed (the package layout of
+# systemd/stage-usr), started by D-Bus activation under systemd as PID 1,
+# with the real module. ansible-playbook -c local (this guest is the host
+# group): the shipped example playbook applies (module loaded, three
+# labelled disks), applies again with changed=0, --check --diff reports
+# and changes nothing, values refused by sbdd and by the kernel (EBUSY on
+# an open disk) fail with the D-Bus error's name, and the removal deletes
+# the disks and unloads the module. sbd-prometheus.service writes sbd.prom
+# (promtool check metrics, values equal sysfs), from its system user; with
+# sbdd stopped it writes sbd_up 0 and does not start sbdd. The example
+# polkit rule (docs/50-sbd-operators.rules) lets a member of sbd-operators
+# relabel a disk, and not another user.
+# Under TCG every exec is slow (python3 starts in about 1.5 s, each
+# Ansible task's module is one): four playbook runs in all.
+# shellcheck source=tests/vm/lib.sh
+. "${SBD_VM_LIB:?run me with tests/vm/run-vm --systemd}"
+
+[[ ${SBD_VM_MODE:-} == systemd ]] || die "fleet.sh needs run-vm --systemd"
+COLLECTION=$SBD_SOURCE_DIR/clients/ansible
+TEXTFILE_DIR=/var/lib/prometheus/node-exporter
+PROM=$TEXTFILE_DIR/sbd.prom
+for tool in ansible-playbook promtool jq; do
+	command -v "$tool" >/dev/null || die "$tool is not installed (.ci/install-deps)"
+done
+
+tstep() {
+	local up _
+	read -r up _ </proc/uptime
+	step "$* (at ${up}s)"
+}
+
+# play NAME PLAYBOOK [ARGS...]: ansible-playbook -c local on this guest;
+# its json callback's document in $SBD_TMP/NAME.json; returns its status.
+# Pipelining (the module on python3's stdin: no temporary directory, no
+# chmod, no rm, three execs less per task) and no become (the scenario is
+# root already; the integration test covers become): under TCG each exec
+# counts. The time of each run goes to the results (fleet-times.txt).
+play() {
+	local name=$1 book=$2 rc=0 t0=$SECONDS
+	shift 2
+	ANSIBLE_COLLECTIONS_PATH=$SBD_TMP/collections ANSIBLE_STDOUT_CALLBACK=json ANSIBLE_NOCOLOR=1 \
+		ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCAL_TEMP=$SBD_TMP/ansible-tmp \
+		ANSIBLE_PIPELINING=1 \
+		ansible-playbook -c local -i localhost, -e sbd_hosts=localhost -e ansible_become=false \
+		"$book" "$@" >"$SBD_TMP/$name.json" 2>"$SBD_TMP/$name.err" || rc=$?
+	echo "ansible-playbook $name: status $rc, $((SECONDS - t0)) s" >>"$SBD_VM_RESULTS/fleet-times.txt"
+	return "$rc"
+}
+# recap NAME KEY: PLAY RECAP's KEY (ok, changed, failures, ignored) of run NAME
+recap() { jq -r ".stats.localhost.$2" "$SBD_TMP/$1.json"; }
+# result NAME TASK JQ: JQ of the TASK-th task's (0-based) result of run NAME
+result() { jq -r ".plays[0].tasks[$2].hosts.localhost$3" "$SBD_TMP/$1.json"; }
+disks() {
+	local d
+	for d in /sys/bus/sbd/devices/*; do
+		[[ -e $d ]] || continue
+		printf '%s %s %s %s\n' "${d##*/}" "$(cat "$d/size")" "$(cat "$d/label")" "$(cat "$d/read_only")"
+	done
+}
+
+tstep "SBD installed as a package would be, the collection found by Ansible"
+[[ -f $SBD_BUILD_DIR/systemd/stage-usr/usr/sbin/sbdd ]] || die "no staged install (ninja -C build systemd/stage-usr.stamp)"
+timeout 120 systemctl is-system-running --wait >/dev/null 2>&1 || true
+tar -C "$SBD_BUILD_DIR/systemd/stage-usr" -cf - . | tar -C / -xf - --keep-directory-symlink --no-same-owner
+sbd_module_install
+# what the package's postinst does (dh_installsysusers)
+assert_ok systemd-sysusers sbd-prometheus.conf
+systemctl daemon-reload
+assert_ok systemctl start sbdd.service
+mkdir -p "$SBD_TMP/collections/ansible_collections/sbd"
+ln -s "$COLLECTION" "$SBD_TMP/collections/ansible_collections/sbd/sbd"
+assert_ok systemd-analyze verify /lib/systemd/system/sbd-prometheus.service /lib/systemd/system/sbd-prometheus.timer
+log "$(systemd-analyze security sbd-prometheus.service 2>/dev/null | tail -1)"
+# sbdd starts by D-Bus activation and loads the module with its
+# configuration; unloaded here, so that the playbook's sbd_module loads it
+assert_ok /usr/bin/sbdctl module unload
+assert_eq unloaded "$(/usr/bin/sbdctl --json module | jq -r .state)" "module state before the playbook"
+
+tstep "apply: the example playbook (three_disks.yml), module loaded, three labelled disks"
+assert_ok play apply "$COLLECTION/playbooks/three_disks.yml"
+assert_eq 0 "$(recap apply failures)" "failed tasks"
+assert_eq 2 "$(recap apply changed)" "changed tasks (the module load, the disks' loop)"
+assert_eq live "$(cat /sys/module/sbd/initstate)" "module loaded"
+assert_eq 0 "$(cat /sys/module/sbd/parameters/ndevices)" "ndevices from the playbook's parameters"
+assert_eq "sbd1 67108864 scratch 0
+sbd2 33554432 cache 0
+sbd3 16777216 spool 0" "$(disks)" "disks in sysfs"
+for n in 1 2 3; do assert_block_device "/dev/sbd$n"; done
+assert_eq "scratch cache spool" "$(jq -r '[.plays[0].tasks[2].hosts.localhost.ansible_facts.sbd.devices[] | .label] | join(" ")' "$SBD_TMP/apply.json")" \
+	"sbd_info's facts"
+assert_eq "$(cat /sys/bus/sbd/drivers/sbd/mem_max)" "$(result apply 2 .ansible_facts.sbd.budget.max_bytes)" "the budget in the facts"
+
+tstep "metrics: sbd-prometheus.service writes sbd.prom"
+mkdir -p "$TEXTFILE_DIR"
+assert_ok systemctl start sbd-prometheus.service
+if [[ -f $PROM ]]; then
+	pass "$PROM written"
+	assert_ok promtool check metrics <"$PROM"
+	assert_eq 0644 "$(stat -c %a "$PROM" | xargs printf '%04d')" "mode of sbd.prom"
+	for n in 1 2 3; do
+		d=/sys/bus/sbd/devices/sbd$n
+		assert_match "^sbd_device_size_bytes\\{device=\"sbd$n\",label=\"$(cat "$d/label")\"\\} $(cat "$d/size")\$" \
+			"$(grep "^sbd_device_size_bytes{device=\"sbd$n\"" "$PROM")" "sbd$n's size"
+	done
+	assert_eq "sbd_up 1" "$(grep '^sbd_up ' "$PROM")" "sbd_up"
+	if ! grep -q '^sbd_up 1$' "$PROM"; then
+		log "$(journalctl -u sbd-prometheus.service -o cat | tail -5)"
+		# which of the unit's settings keeps it from sbdd (a diagnosis, no check)
+		for props in "" "-p PrivateUsers=yes" "-p InaccessiblePaths=/sys" "-p ProcSubset=pid" \
+			"-p ProtectProc=invisible" "-p PrivateNetwork=yes" "-p SystemCallFilter=@system-service" \
+			"-p RestrictAddressFamilies=AF_UNIX" "-p IPAddressDeny=any" "-p PrivateDevices=yes"; do
+			# shellcheck disable=SC2086
+			log "User=sbd-prometheus $props: $(systemd-run --wait --pipe --quiet -p User=sbd-prometheus $props \
+				/usr/libexec/sbd-prometheus 2>&1 | grep -E '^sbd_up |sbd-prometheus:' | tr '\n' ' ')"
+		done
+	fi
+	assert_eq "sbd_budget_max_bytes $(cat /sys/bus/sbd/drivers/sbd/mem_max)" "$(grep '^sbd_budget_max_bytes ' "$PROM")" "budget max"
+	assert_eq 'sbd_module_state{state="live"} 1' "$(grep '^sbd_module_state{state="live"}' "$PROM")" "module state"
+	assert_eq "" "$(find "$TEXTFILE_DIR" -mindepth 1 ! -name sbd.prom)" "no temporary file left"
+else
+	fail "$PROM not written: $(journalctl -u sbd-prometheus.service -o cat | tail -5)"
+fi
+assert_eq sbd-prometheus "$(systemctl show -P User sbd-prometheus.service)" "the collector's user"
+assert_ok systemctl start sbd-prometheus.timer
+assert_eq active "$(systemctl is-active sbd-prometheus.timer)" "the timer"
+
+tstep "apply again: nothing changes"
+before=$(disks)
+assert_ok play again "$COLLECTION/playbooks/three_disks.yml"
+assert_eq 0 "$(recap again changed)" "changed tasks on the second run"
+assert_eq 0 "$(recap again failures)" "failed tasks"
+assert_eq "$before" "$(disks)" "disks in sysfs"
+
+tstep "check mode with diff, and refused values (by sbdd, by the kernel)"
+cat >"$SBD_TMP/check.yml" <<YAML
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - sbd.sbd.sbd_device: {id: 1, label: renamed, read_only: true}
+    - sbd.sbd.sbd_device: {id: 3, state: absent}
+    - sbd.sbd.sbd_device: {id: 1, label: "$(printf 'x%.0s' {1..40})"}
+      check_mode: false
+      ignore_errors: true
+    - sbd.sbd.sbd_device: {id: 2, size: 48M}
+      check_mode: false
+      ignore_errors: true
+YAML
+# sbd2 open: the kernel refuses its resize (EBUSY)
+exec 3</dev/sbd2
+play check "$SBD_TMP/check.yml" --check --diff || true
+exec 3<&-
+assert_eq 2 "$(recap check changed)" "changes reported in check mode"
+assert_eq 2 "$(recap check ignored)" "refused tasks"
+assert_eq "sbd1: label 'renamed' read_only true" \
+	"$(result check 0 '.diff | "sbd1: label \(.after.label | @sh) read_only \(.after.read_only)"')" "the diff"
+assert_eq absent "$(result check 1 .diff.after.state)" "the removal's diff"
+assert_eq "$before" "$(disks)" "disks in sysfs after check mode and refusals"
+assert_eq org.sbd.Sbd1.Error.InvalidValue "$(result check 2 .dbus_error)" "a 40-character label"
+log "$(result check 2 .msg)"
+assert_eq org.sbd.Sbd1.Error.Busy "$(result check 3 .dbus_error)" "resizing an open disk"
+log "$(result check 3 .msg)"
+
+tstep "polkit: the example rule lets the group sbd-operators change disks"
+install -m 0644 "$SBD_SOURCE_DIR/docs/50-sbd-operators.rules" /etc/polkit-1/rules.d/
+groupadd -f sbd-operators
+useradd -M -G sbd-operators sbdop
+useradd -M sbdother
+assert_ok runuser -u sbdop -- /usr/bin/sbdctl --no-ask-password set sbd1 label ops
+assert_eq ops "$(cat /sys/bus/sbd/devices/sbd1/label)" "the label an operator set"
+out=$(runuser -u sbdother -- /usr/bin/sbdctl --no-ask-password set sbd1 label other 2>&1) || true
+# polkit's default for others is an administrator's password, which a
+# call without interaction cannot give
+assert_match 'org\.freedesktop\.DBus\.Error\.InteractiveAuthorizationRequired|org\.sbd\.Sbd1\.Error\.NotAuthorized' \
+	"$out" "another user"
+assert_eq ops "$(cat /sys/bus/sbd/devices/sbd1/label)" "the label after the refusal"
+
+tstep "removal: the disks deleted, the module unloaded"
+cat >"$SBD_TMP/remove.yml" <<'YAML'
+- hosts: localhost
+  gather_facts: false
+  tasks:
+    - sbd.sbd.sbd_device: {id: "{{ item }}", state: absent}
+      loop: [1, 2, 3]
+    - sbd.sbd.sbd_module: {state: absent}
+YAML
+assert_ok play remove "$SBD_TMP/remove.yml"
+assert_eq 2 "$(recap remove changed)" "changed tasks"
+assert_eq "" "$(disks)" "no disks"
+assert_not_exists /sys/module/sbd
+
+tstep "metrics with sbdd stopped: sbd_up 0, sbdd not started"
+assert_ok systemctl stop sbdd.service
+assert_ok systemctl start sbd-prometheus.service
+assert_ok promtool check metrics <"$PROM"
+assert_eq "sbd_up 0" "$(grep -v '^#' "$PROM")" "the samples"
+assert_eq inactive "$(systemctl is-active sbdd.service)" "sbdd after the metrics run"
