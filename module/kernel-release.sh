@@ -2,8 +2,8 @@
 # Print the kernel release SBD builds sbd.ko for and boots in the VM:
 # Debian's default kernel, the one the linux-headers-amd64 metapackage
 # points to, when its headers and image are installed; else the newest
-# release with both.  Other releases (Debian 12 also carries 6.12) are
-# built and booted as extra checks.
+# generic release with both.  Other releases (Debian 12 also carries 6.12,
+# and rt and cloud flavours) are built and booted as extra checks.
 # With --all, print every release that has headers, oldest first.
 set -eu
 
@@ -20,7 +20,10 @@ if [ -n "$default" ] && [ -d "/usr/src/linux-headers-$default" ] &&
 	echo "$default"
 	exit 0
 fi
+# The generic flavour: the rt and cloud ones (installed for the compile
+# checks and the vm-rt layer) sort after it and are never the default.
 for release in $releases; do
+	case $release in *-rt-amd64 | *-cloud-amd64) continue ;; esac
 	[ -e "/boot/vmlinuz-$release" ] && best=$release
 done
 if [ -z "${best:-}" ]; then
