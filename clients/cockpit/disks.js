@@ -160,6 +160,7 @@ class Row {
         this.table = table;
         this.proxy = proxy;
         this.used = null; // MemUsed: not in the proxy (sbd.js asks by name)
+        this.hidden_values = {}; // the other properties left out of the proxy
         this.name = proxy.SysName || proxy.path.split("/").pop();
         const detailsId = "details-" + this.name;
 
@@ -210,8 +211,10 @@ class Row {
         const open = this.details.hidden;
         this.details.hidden = !open;
         this.expander.setAttribute("aria-expanded", String(open));
-        if (open)
+        if (open) {
             this.update();
+            this.fetch_hidden();
+        }
     }
 
     // The four edits; each applies on Enter or when the field is left
@@ -256,14 +259,17 @@ class Row {
         if (signature === "b") {
             input.addEventListener("change", apply);
         } else {
-            input.addEventListener("change", apply);
-            for (const a of also)
-                a.addEventListener("change", apply);
+            // Enter, or leaving the field (with its unit: moving between the
+            // number and its unit does not apply yet)
             input.addEventListener("keydown", ev => {
                 if (ev.key === "Enter") {
                     ev.preventDefault();
                     apply();
                 }
+            });
+            control.addEventListener("focusout", ev => {
+                if (!control.contains(ev.relatedTarget))
+                    apply();
             });
         }
         return f;
@@ -316,9 +322,20 @@ class Row {
             this.update_props();
     }
 
+    // Properties marked Explicit (power/, MemUsed) are not in
+    // GetManagedObjects: the details ask for every property the object's
+    // introspection declares and the proxy lacks, by name, when opened.
+    fetch_hidden() {
+        this.table.actions.get_hidden(this.proxy).then(values => {
+            this.hidden_values = values;
+            if (!this.details.hidden)
+                this.update_props();
+        });
+    }
+
     // every property the object has: the fixed ones, then the attributes
     update_props() {
-        const data = this.proxy.data || {};
+        const data = { ...this.hidden_values, ...this.proxy.data };
         const names = Object.keys(data).sort((a, b) => {
             const fa = FIXED.indexOf(a);
             const fb = FIXED.indexOf(b);
@@ -337,8 +354,6 @@ class Row {
                 v = JSON.stringify(v);
             items.push(el("dt", {}, n), el("dd", { dataset: { prop: n } }, String(v).trim()));
         }
-        if (this.used !== null)
-            items.push(el("dt", {}, "MemUsed"), el("dd", { dataset: { prop: "MemUsed" } }, String(this.used)));
         this.props.replaceChildren(...items);
     }
 

@@ -52,6 +52,7 @@ function notice(id, kind, title, text) {
 const table = new DiskTable($("disks-body"), $("disks").tHead, {
     set_property,
     remove_device,
+    get_hidden,
     is_allowed: () => state.allowed === true && !!state.owner,
 });
 
@@ -279,6 +280,26 @@ function set_property(proxy, name, signature, value) {
     return conn.client.call(proxy.path, "org.freedesktop.DBus.Properties", "Set",
                             [IFACE.device, name, cockpit.variant(signature, value)])
             .then(() => null, err => error_text(err));
+}
+
+// {name: value} of the properties the object declares and the proxy lacks
+// (Explicit ones: power/, MemUsed), each asked for by name.
+function get_hidden(proxy) {
+    const c = conn;
+    return c.client.call(proxy.path, "org.freedesktop.DBus.Introspectable", "Introspect", [])
+            .then(([xml]) => {
+                const doc = new DOMParser().parseFromString(xml, "text/xml");
+                const names = [...doc.querySelectorAll("interface")]
+                        .filter(i => i.getAttribute("name") === IFACE.device)
+                        .flatMap(i => [...i.querySelectorAll("property")])
+                        .filter(p => p.getAttribute("access") !== "write")
+                        .map(p => p.getAttribute("name"))
+                        .filter(n => !(n in proxy.data));
+                return Promise.all(names.map(n =>
+                    c.client.call(proxy.path, "org.freedesktop.DBus.Properties", "Get", [IFACE.device, n])
+                            .then(([v]) => [n, v.v], () => null)));
+            })
+            .then(pairs => Object.fromEntries(pairs.filter(p => p)), () => ({}));
 }
 
 function remove_device(proxy) {

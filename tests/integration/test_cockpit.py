@@ -201,8 +201,8 @@ class CockpitTestCase(sbdtest.SbdTestCase):
         return e.text if e.is_displayed() else ''
 
     def type_into(self, element, text, enter=True):
-        element.send_keys(Keys.CONTROL, 'a')
-        element.send_keys(Keys.DELETE)
+        element.click()
+        element.send_keys(Keys.END + Keys.BACKSPACE * len(element.get_attribute('value')))
         element.send_keys(text + (Keys.ENTER if enter else ''))
 
     def screenshot(self, name, width, height):
@@ -265,6 +265,8 @@ class Page(CockpitTestCase):
         self.expand('sbd1')
         self.assertTrue(self.field('sbd1', 'Label').is_enabled())
         # the details hold every mirrored attribute, the block device too
+        self.wait_page(lambda: self.js('return !!document.querySelector(\'[data-details="sbd1"] dd[data-prop="PowerControl"]\')'),
+                       'the Explicit properties in the details')
         props = self.js('''return Object.fromEntries([...document.querySelectorAll(
             '[data-details="sbd1"] dd[data-prop]')].map(d => [d.dataset.prop, d.textContent]))''')
         for prop, attr in (('Name', 'name'), ('Device', 'device'), ('PowerControl', 'power/control'),
@@ -272,11 +274,15 @@ class Page(CockpitTestCase):
             self.assertEqual(props[prop], self.sysfs(1, attr).strip(), prop)
         self.assertEqual(props['BlockDevice'], '/dev/sbd1')
         self.assertEqual(props['Size'], '%d (16 MiB)' % M16)
+        self.assertEqual(set(props), {
+            'SysName', 'SysPath', 'BlockDevice', 'Driver', 'Name', 'Device', 'Size', 'ReadOnly', 'Label', 'Online',
+            'MemUsed', 'Uevent', 'PowerControl', 'PowerRuntimeStatus', 'PowerRuntimeActiveTime',
+            'PowerRuntimeSuspendedTime', 'PowerAutosuspendDelayMs'})
         # sortable: by size, then the other way round
         self.browser.find_element(By.CSS_SELECTOR, 'th[data-sort="size"] button').click()
         self.wait_page(lambda: self.row_names() == ['sbd0', 'sbd1', 'sbd2'], 'sorted by size')
         self.browser.find_element(By.CSS_SELECTOR, 'th[data-sort="size"] button').click()
-        self.wait_page(lambda: self.row_names() == ['sbd2', 'sbd0', 'sbd1'], 'sorted by size, descending')
+        self.wait_page(lambda: self.row_names() == ['sbd2', 'sbd1', 'sbd0'], 'sorted by size, descending')
         self.assertEqual(self.browser.find_element(By.CSS_SELECTOR, 'th[data-sort="size"]')
                          .get_attribute('aria-sort'), 'descending')
         self.browser.find_element(By.CSS_SELECTOR, 'th[data-sort="name"] button').click()
@@ -298,10 +304,11 @@ class Page(CockpitTestCase):
         self.play_kernel_change(0)
         self.wait_cells('sbd0', ['scratch', '32 MiB', '8 KiB', 'no', 'yes'])
         # the unit changes the number's meaning: 1 GiB
-        size = self.field('sbd0', 'Size')
-        size.send_keys(Keys.CONTROL, 'a')
-        size.send_keys('1')
-        Select(self.browser.find_element(By.CSS_SELECTOR, '[data-details="sbd0"] select')).select_by_value('GiB')
+        unit = self.browser.find_element(By.CSS_SELECTOR, '[data-details="sbd0"] select')
+        unit.click()  # from the number to its unit, as a user goes
+        Select(unit).select_by_value('GiB')
+        self.assertEqual(self.sysfs(0, 'size'), str(32 << 20))  # a unit alone applies nothing
+        self.type_into(self.field('sbd0', 'Size'), '1')
         self.wait_for(lambda: self.sysfs(0, 'size') == str(1 << 30), message='1 GiB reached sysfs')
         self.play_kernel_change(0)
         self.wait_cells('sbd0', ['scratch', '1 GiB', '8 KiB', 'no', 'yes'])
