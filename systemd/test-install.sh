@@ -54,7 +54,12 @@ expected_files() {
 		usr/share/doc/sbdd/org.sbd.Sbd1.rst \
 		usr/share/man/man1/sbdctl.1 \
 		usr/share/man/man8/sbdd.8 \
-		usr/share/polkit-1/actions/org.sbd.sbd1.policy
+		usr/share/polkit-1/actions/org.sbd.sbd1.policy \
+		usr/share/metainfo/org.sbd.cockpit.metainfo.xml
+	# the Cockpit page (meson option cockpit, on by default)
+	for f in manifest.json index.html sbd.css sbd.js disks.js ui.js units.js; do
+		echo "usr/share/cockpit/sbd/$f"
+	done
 	for f in Kbuild Makefile dkms.conf sbd.h sbd_compat.h sbd_disk.c sbd_io.c sbd_main.c \
 		sbd_mq.c sbd_registry.c sbd_store.c sbd_sysfs.c; do
 		echo "$src/$f"
