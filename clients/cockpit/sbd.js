@@ -178,16 +178,29 @@ function fetch_version() {
 
 // --- permission: read-only for everyone without administrative access ---
 
-const permission = cockpit.permission({ admin: true });
-permission.addEventListener("changed", () => {
-    state.allowed = permission.allowed;
+// Allowed: administrative access (the bridge runs as root), or membership
+// in the group sbd-operators, which the polkit rule of README.md lets
+// change disks without it. Anyone else reads only.
+const OPERATORS = "sbd-operators";
+const admin = cockpit.permission({ admin: true });
+const operators = cockpit.permission({ group: OPERATORS });
+
+function permission_changed() {
+    if (admin.allowed === true || operators.allowed === true)
+        state.allowed = true;
+    else if (admin.allowed === false && operators.allowed === false)
+        state.allowed = false;
+    else
+        state.allowed = null; // not known yet
     update_access();
-});
+}
+admin.addEventListener("changed", permission_changed);
+operators.addEventListener("changed", permission_changed);
 
 function update_access() {
     if (state.allowed === false) {
         notice("notice-access", "info", _("Read-only: you do not have administrative access"),
-               _("Changing RAM disks and the module needs administrative access. Turn it on with the \u201cAdministrative access\u201d button at the top, or log in as an administrator."));
+               cockpit.format(_("Changing RAM disks and the module needs administrative access. Turn it on with the \u201cAdministrative access\u201d button at the top, log in as an administrator, or ask one to add you to the group $0."), OPERATORS));
     } else {
         notice("notice-access");
     }
