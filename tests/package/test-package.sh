@@ -63,7 +63,7 @@ files sbdd etc/sbd/sbdd.conf "${unitdir#/}/sbdd.service" usr/sbin/sbdd usr/lib/s
 files sbdctl usr/bin/sbdctl usr/share/bash-completion/completions/sbdctl usr/share/man/man1/sbdctl.1.gz
 files sbd-manager usr/bin/sbd-manager usr/share/applications/org.sbd.Manager.desktop usr/share/metainfo/org.sbd.Manager.metainfo.xml \
 	usr/share/man/man1/sbd-manager.1.gz usr/share/locale/de/LC_MESSAGES/sbd-manager.mo
-files cockpit-sbd usr/share/metainfo/org.sbd.cockpit.metainfo.xml \
+files cockpit-sbd usr/share/metainfo/org.sbd.cockpit.metainfo.xml usr/share/lintian/overrides/cockpit-sbd \
 	usr/share/cockpit/sbd/{manifest.json,index.html,sbd.css,sbd.js,disks.js,ui.js,units.js}
 mapfile -t module_files < <(cd "$src/module" && printf "usr/src/sbd-$version/%s\n" Kbuild Makefile dkms.conf \
 	sbd*.[ch])
