@@ -50,6 +50,7 @@ export class DiskTable {
         this.actions = actions;
         this.rows = new Map(); // path -> Row
         this.sort = { key: "name", dir: 1 };
+        this.loading = true; // until the first view is complete: see loaded()
         this.editable = false;
         this.resort_pending = false;
         for (const th of thead.querySelectorAll("th[data-sort]")) {
@@ -100,6 +101,7 @@ export class DiskTable {
         for (const row of this.rows.values())
             row.destroy();
         this.rows.clear();
+        this.loading = true;
     }
 
     remove(proxy) {
@@ -127,12 +129,18 @@ export class DiskTable {
         this.resort();
     }
 
-    // many adds or changes in one turn of the event loop sort once
+    // the first view, all there: sort and show it once
+    loaded() {
+        this.loading = false;
+        this.resort();
+    }
+
+    // many adds or changes in a short time sort once
     schedule_resort() {
-        if (this.resort_pending)
+        if (this.resort_pending || this.loading)
             return;
         this.resort_pending = true;
-        window.setTimeout(() => { this.resort_pending = false; this.resort() }, 0);
+        window.setTimeout(() => { this.resort_pending = false; this.resort() }, 50);
     }
 
     resort() {
@@ -194,21 +202,30 @@ class Row {
                      this.cells.readonly, this.cells.online,
                      el("td", { class: "sbd-row-actions" }, this.removeButton, this.removeError));
 
-        this.props = el("dl", { class: "sbd-props" });
-        this.fields = this.make_fields();
-        this.details = el("tr", { class: "sbd-details", id: detailsId, hidden: true, dataset: { details: this.name } },
-                          el("td", { colspan: "7" },
-                             el("div", { class: "sbd-details-body" },
-                                el("form", { class: "sbd-edit", "aria-label": cockpit.format(_("Settings of $0"), this.name) },
-                                   ...Object.values(this.fields).map(f => f.box)),
-                                this.props)));
+        // the details are made when first opened (1,000 rows stay light)
+        this.props = null;
+        this.fields = {};
+        this.details = el("tr", { class: "sbd-details", id: detailsId, hidden: true, dataset: { details: this.name } });
         this.expander.addEventListener("click", () => this.toggle());
         this.update();
         this.set_editable(table.editable);
     }
 
+    fill_details() {
+        this.props = el("dl", { class: "sbd-props" });
+        this.fields = this.make_fields();
+        this.details.append(el("td", { colspan: "7" },
+                               el("div", { class: "sbd-details-body" },
+                                  el("form", { class: "sbd-edit", "aria-label": cockpit.format(_("Settings of $0"), this.name) },
+                                     ...Object.values(this.fields).map(f => f.box)),
+                                  this.props)));
+        this.set_editable(this.table.editable);
+    }
+
     toggle() {
         const open = this.details.hidden;
+        if (open && !this.props)
+            this.fill_details();
         this.details.hidden = !open;
         this.expander.setAttribute("aria-expanded", String(open));
         if (open) {

@@ -87,11 +87,13 @@ function connect() {
     conn = c;
     c.watch = client.watch({ path_namespace: ROOT });
     c.watch.then(mine(() => {
+        table.loaded();
         $("page").setAttribute("aria-busy", "false");
         document.body.dataset.ready = "1";
         update_all();
         refresh_used(true);
     })).catch(mine(err => {
+        table.loaded();
         notice("notice-watch", "danger", _("Cannot read the RAM disks"), error_text(err));
         document.body.dataset.ready = "1";
     }));

@@ -255,7 +255,8 @@ class Page(CockpitTestCase):
                         '%d KiB' % (used >> 10) if used < 1 << 20 else '%d MiB' % (used >> 20),
                         yes_no[self.sysfs(n, 'read_only').strip()],
                         yes_no[self.sysfs(n, 'online').strip()]]
-            self.assertEqual(self.cells('sbd%d' % n), expected)
+            # (MemUsed is asked for by name after the list: wait for it)
+            self.wait_cells('sbd%d' % n, expected)
         self.assertEqual(self.browser.find_element(By.ID, 'module-state').text, 'Loaded')
         self.assertEqual(self.browser.find_element(By.ID, 'module-version').text, '1.0')
         self.assertEqual(self.browser.find_element(By.ID, 'budget-text').text, '3.0 MiB of 1 GiB used (0.3%)')
@@ -439,6 +440,36 @@ class Page(CockpitTestCase):
         self.testbed.write(self.testbed.device_attr(2, 'label'), 'after\n')
         self.play_kernel_change(2)
         self.wait_page(lambda: (self.cells('sbd2') or [''])[0] == 'after', 'a change after the restart')
+
+
+class Scale(CockpitTestCase):
+    """1,000 disks: the page lists them all and follows a change to one.
+    The times are printed (and kept in docs/performance.md), never judged."""
+
+    ndevices = 1000
+
+    def test_thousand_disks(self):
+        t0 = time.monotonic()
+        self.open_page()
+        self.wait_page(lambda: self.js('return document.querySelectorAll("#disks-body tr[data-name]").length')
+                       == 1000, '1,000 disks listed', timeout=120)
+        appear = time.monotonic() - t0
+        names = self.row_names()
+        self.assertEqual(names[:3], ['sbd0', 'sbd1', 'sbd2'])
+        self.assertEqual(names[-1], 'sbd999')
+        self.assertEqual(self.browser.find_element(By.ID, 'disks-count').text, '1000 disks')
+        # one row follows a change behind the page's back
+        t1 = time.monotonic()
+        self.testbed.write(self.testbed.device_attr(777, 'label'), 'one-of-many\n')
+        self.play_kernel_change(777)
+        self.wait_page(lambda: (self.cells('sbd777') or [''])[0] == 'one-of-many', 'sbd777 updated', timeout=60)
+        update = time.monotonic() - t1
+        # and an edit from the page among them
+        self.expand('sbd500')
+        self.type_into(self.field('sbd500', 'Label'), 'edited')
+        self.wait_for(lambda: self.sysfs(500, 'label') == 'edited', message='the label of sbd500 reached sysfs')
+        print('\nscale: 1,000 disks: the table complete %.2f s after the page was asked for; '
+              'a change behind its back shown in %.3f s' % (appear, update), flush=True)
 
 
 class NotAdministrator(CockpitTestCase):
