@@ -21,6 +21,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import unittest
 
 import sbdtest
 from sbdtest import DEVICE_IFACE, device_path
@@ -507,6 +508,41 @@ class NotAdministrator(CockpitTestCase):
         self.testbed.write(self.testbed.device_attr(0, 'label'), 'seen\n')
         self.play_kernel_change(0)
         self.wait_page(lambda: (self.cells('sbd0') or [''])[0] == 'seen', 'a change seen read-only')
+
+
+class Files(unittest.TestCase):
+    """The package's files as Cockpit and AppStream read them."""
+
+    def test_manifest(self):
+        import json
+        with open(os.path.join(PACKAGE, 'manifest.json')) as f:
+            m = json.load(f)
+        self.assertEqual(m['menu']['index']['label'], 'RAM disks')
+        self.assertTrue(os.path.exists(os.path.join(PACKAGE, 'index.html')))
+
+    def test_metainfo(self):
+        p = subprocess.run(['appstreamcli', 'validate', '--no-net', '--pedantic',
+                            os.path.join(PACKAGE, 'org.sbd.cockpit.metainfo.xml')],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        with open(os.path.join(PACKAGE, 'org.sbd.cockpit.metainfo.xml')) as f:
+            text = f.read()
+        # what Cockpit's Applications page looks for
+        self.assertIn('<extends>org.cockpit_project.cockpit</extends>', text)
+        self.assertIn('<launchable type="cockpit-manifest">sbd</launchable>', text)
+
+    def test_every_file_installed(self):
+        """meson installs every file the page loads (and nothing is missing)."""
+        with open(os.path.join(PACKAGE, 'meson.build')) as f:
+            build = f.read()
+        served = sorted(f for f in os.listdir(PACKAGE)
+                        if f.endswith(('.js', '.css', '.html', '.json')))
+        for f in served:
+            self.assertIn("'%s'" % f, build, f)
+        with open(os.path.join(PACKAGE, 'index.html')) as f:
+            html = f.read()
+        for f in ('sbd.css', 'sbd.js', '../base1/cockpit.js'):
+            self.assertIn('"%s"' % f, html)
 
 
 if __name__ == '__main__':
