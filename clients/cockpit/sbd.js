@@ -28,7 +28,8 @@ const state = {
     driver_used: null, // the driver's MemUsed, asked for by name (see refresh_used)
 };
 
-function notice(id, kind, title, text) {
+// A notice above the page; action: [label, handler] adds a button.
+function notice(id, kind, title, text, action) {
     let el = $(id);
     if (!title) {
         if (el)
@@ -44,7 +45,15 @@ function notice(id, kind, title, text) {
     }
     el.className = "sbd-alert sbd-alert-" + kind;
     el.firstChild.textContent = title;
-    el.lastChild.textContent = text || "";
+    el.children[1].textContent = text || "";
+    if (action && !el.querySelector("button")) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "sbd-button sbd-link";
+        b.textContent = action[0];
+        b.addEventListener("click", action[1]);
+        el.append(b);
+    }
 }
 
 // --- what the bus holds ---------------------------------------------------
@@ -114,7 +123,8 @@ function owner_changed(owner) {
     state.owner = owner;
     if (owner === null) {
         notice("notice-daemon", "warning", _("The SBD service is not running"),
-               _("sbdd stopped. What is shown may be out of date, and nothing can be changed until it runs again."));
+               _("sbdd stopped. What is shown may be out of date, and nothing can be changed until it runs again."),
+               [_("Start the service"), start_service]);
     } else {
         notice("notice-daemon");
         if (was === null) {
@@ -171,6 +181,17 @@ function refresh_used(force) {
 }
 
 window.setInterval(() => { if (!cockpit.hidden) refresh_used(false) }, USED_EVERY_MS);
+
+// Any call starts sbdd by D-Bus activation (sbdd.service); a Ping is the
+// smallest. Refused or impossible: the notice says why.
+function start_service() {
+    conn.client.call(ROOT, "org.freedesktop.DBus.Peer", "Ping", [])
+            .catch(err => {
+                const el = $("notice-daemon");
+                if (el)
+                    el.children[1].textContent = cockpit.format(_("Could not start it: $0"), error_text(err));
+            });
+}
 
 function fetch_version() {
     conn.client.call(ROOT, "org.freedesktop.DBus.Properties", "Get", [IFACE.manager, "Version"])

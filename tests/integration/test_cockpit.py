@@ -430,6 +430,12 @@ class Page(CockpitTestCase):
         self.wait_page(lambda: len(self.row_names()) == 3, 'three disks listed')
         self.stop_sbdd()
         self.wait_page(lambda: 'The SBD service is not running' in self.page_text(), 'the notice that sbdd stopped')
+        # its button asks the bus to start sbdd; this test bus has no
+        # activation file, and the notice says what the bus answered
+        self.browser.find_element(By.CSS_SELECTOR, '#notice-daemon button').click()
+        self.wait_page(lambda: 'Could not start it:' in self.browser.find_element(By.ID, 'notice-daemon').text,
+                       'the failed start explained')
+        self.assertIn('org.freedesktop.DBus.Error.ServiceUnknown', self.browser.find_element(By.ID, 'notice-daemon').text)
         # meanwhile in the kernel
         self.testbed.write(self.testbed.device_attr(0, 'label'), 'while-away\n')
         self.start_sbdd()
