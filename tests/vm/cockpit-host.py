@@ -15,13 +15,13 @@ sysfs once more; this script fails when the browser, the page or the guest
 does. $SBD_SCREENSHOT_DIR keeps docs/cockpit-real-kernel.png.
 """
 
+import http.client
 import os
 import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
@@ -185,7 +185,8 @@ def main():
     start = time.monotonic()
     vm = subprocess.Popen([run_vm, '--systemd', '--forward', '%d:9090' % port, '--timeout', str(TIMEOUT_GUEST),
                            scenario])
-    url = 'http://127.0.0.1:%d/cockpit/@localhost/sbd/index.html' % port
+    path = '/cockpit/@localhost/sbd/index.html'
+    url = 'http://127.0.0.1:%d%s' % (port, path)
     verdict = 'fail: the browser did not start'
     page = None
     try:
@@ -194,9 +195,13 @@ def main():
             if vm.poll() is not None:
                 raise Failed('the guest ended (%d) before cockpit-ws answered' % vm.returncode)
             try:
-                with urllib.request.urlopen(url, timeout=5) as r:
-                    if r.status == 200:
-                        break
+                c = http.client.HTTPConnection('127.0.0.1', port, timeout=5)
+                c.request('GET', path)
+                r = c.getresponse()
+                c.close()
+                if r.status == 200:
+                    break
+                raise Failed('cockpit-ws answers %d %s (Location: %s)' % (r.status, r.reason, r.getheader('Location')))
             except OSError:
                 pass
             if time.monotonic() - start > TIMEOUT_GUEST:
