@@ -62,7 +62,6 @@ const table = new DiskTable($("disks-body"), $("disks").tHead, {
     set_property,
     remove_device,
     get_hidden,
-    is_allowed: () => state.allowed === true && !!state.owner,
 });
 
 // One connection: the client, its proxies and the one ObjectManager watch.
