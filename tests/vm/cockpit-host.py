@@ -119,7 +119,13 @@ class Page:
 def drive(p):
     state = lambda: p.el('#module-state').text  # noqa: E731
     sysfs = '/sys/devices/system/sbd'
-    # the page's first call started sbdd (D-Bus activation), which loaded sbd.ko
+    # sbdd is not running yet: either the page's first call started it (D-Bus
+    # activation), or the page says it is not running and its button starts it
+    notice = lambda: p.b.find_elements(By.CSS_SELECTOR, '#notice-daemon button')  # noqa: E731
+    p.wait(lambda: state() == 'Loaded' or notice(), 'sbdd running, or the page offering to start it', 180)
+    if state() != 'Loaded':
+        say('the page says sbdd is not running; its button starts it')
+        notice()[0].click()
     p.wait(lambda: state() == 'Loaded' and p.rows() == ['sbd0'], 'sbdd started, the module loaded, sbd0 listed', 180)
 
     # Unload, asked first
