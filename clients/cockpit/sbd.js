@@ -88,9 +88,19 @@ function connect() {
     c.modules.addEventListener("changed", mine(update_module));
     c.modules.addEventListener("removed", mine(update_module));
     client.addEventListener("owner", mine((ev, owner) => owner_changed(owner)));
+    // The bridge closes the channel when the name is neither owned nor
+    // activatable (sbdd not installed, or not running where activation is
+    // off): the page says sbdd is not running and tries again every few
+    // seconds. Anything else is a problem of the bus itself.
     client.addEventListener("close", mine((ev, options) => {
-        notice("notice-closed", "danger", _("Cannot reach the system bus"),
-               cockpit.message(options) || _("The connection closed."));
+        c.closed = true;
+        if (options && options.problem === "not-found") {
+            owner_changed(null);
+        } else {
+            notice("notice-closed", "danger", _("Cannot reach the system bus"),
+                   cockpit.message(options) || _("The connection closed."));
+        }
+        window.setTimeout(() => { if (conn === c) reconnect() }, RETRY_MS);
     }));
     conn = c;
     c.watch = client.watch({ path_namespace: ROOT });
@@ -102,36 +112,53 @@ function connect() {
         refresh_used(true);
     })).catch(mine(err => {
         table.loaded();
+        document.body.dataset.ready = "1";
+        if (c.closed)
+            return; // said and retried by the close handler
         notice("notice-watch", "danger", _("Cannot read the RAM disks"), error_text(err));
         document.body.dataset.ready = "1";
     }));
 }
 
+const RETRY_MS = 3000;
+
 function reconnect() {
     const old = conn;
     conn = null;
-    old.watch.remove();
-    old.client.close();
+    if (!old.closed) {
+        old.watch.remove();
+        old.client.close();
+    }
+    notice("notice-closed");
+    notice("notice-watch");
     table.clear();
     state.driver_used = null;
     connect();
 }
 
+// owner: sbdd's unique name, or null while nobody owns org.sbd.Sbd1. A
+// connection that saw sbdd go holds the old daemon's view: when sbdd is
+// back, the page connects afresh. A fresh one (opened while sbdd was not
+// running) just follows it.
 function owner_changed(owner) {
     const was = state.owner;
     state.owner = owner;
     if (owner === null) {
+        if (was && conn)
+            conn.stale = true;
         notice("notice-daemon", "warning", _("The SBD service is not running"),
-               _("sbdd stopped. What is shown may be out of date, and nothing can be changed until it runs again."),
+               _("sbdd is not running. What is shown may be out of date, and nothing can be changed until it runs."),
                [_("Start the service"), start_service]);
     } else {
         notice("notice-daemon");
         if (was === null) {
-            notice("notice-back", "info", _("The SBD service is running again"),
+            notice("notice-back", "info", _("The SBD service is running"),
                    _("The page shows its current state."));
             window.setTimeout(() => notice("notice-back"), 8000);
-            reconnect();
-            return;
+            if (conn && conn.stale) {
+                reconnect();
+                return;
+            }
         }
         fetch_version();
     }
@@ -181,11 +208,14 @@ function refresh_used(force) {
 
 window.setInterval(() => { if (!cockpit.hidden) refresh_used(false) }, USED_EVERY_MS);
 
-// Any call starts sbdd by D-Bus activation (sbdd.service); a Ping is the
-// smallest. Refused or impossible: the notice says why.
+// D-Bus activation starts sbdd (sbdd.service): StartServiceByName asks for
+// it directly. Refused or impossible: the notice says why.
 function start_service() {
-    conn.client.call(ROOT, "org.freedesktop.DBus.Peer", "Ping", [])
+    const bus = cockpit.dbus("org.freedesktop.DBus", { bus: "system", superuser: "try" });
+    bus.call("/org/freedesktop/DBus", "org.freedesktop.DBus", "StartServiceByName", [BUS_NAME, 0])
+            .then(() => bus.close())
             .catch(err => {
+                bus.close();
                 const el = $("notice-daemon");
                 if (el)
                     el.children[1].textContent = cockpit.format(_("Could not start it: $0"), error_text(err));

@@ -440,13 +440,30 @@ class Page(CockpitTestCase):
         self.testbed.write(self.testbed.device_attr(0, 'label'), 'while-away\n')
         self.start_sbdd()
         self.wait_page(lambda: 'The SBD service is not running' not in self.page_text(), 'the notice went')
-        self.assertIn('The SBD service is running again', self.page_text())
+        self.assertIn('The SBD service is running', self.page_text())
         self.wait_cells('sbd0', ['while-away', '16 MiB', '8 KiB', 'no', 'yes'])
         self.assertEqual(self.row_names(), ['sbd0', 'sbd1', 'sbd2'])
         # and it is live again
         self.testbed.write(self.testbed.device_attr(2, 'label'), 'after\n')
         self.play_kernel_change(2)
         self.wait_page(lambda: (self.cells('sbd2') or [''])[0] == 'after', 'a change after the restart')
+
+
+class NotRunningYet(CockpitTestCase):
+    """The page opened before sbdd runs (on a host: before D-Bus activation)."""
+
+    start_daemon = False
+
+    def test_page_before_sbdd(self):
+        self.open_page()
+        self.wait_page(lambda: 'The SBD service is not running' in self.page_text(), 'the notice that sbdd is not running')
+        self.assertEqual(self.row_names(), [])
+        self.assertFalse(self.browser.find_element(By.ID, 'add-button').is_enabled())
+        self.start_sbdd()
+        self.wait_page(lambda: self.row_names() == ['sbd0', 'sbd1', 'sbd2'], 'the disks once sbdd runs')
+        self.assertNotIn('The SBD service is not running', self.page_text())
+        self.assertEqual(self.browser.find_element(By.ID, 'module-state').text, 'Loaded')
+        self.wait_page(lambda: self.browser.find_element(By.ID, 'add-button').is_enabled(), 'adding allowed')
 
 
 class Scale(CockpitTestCase):
