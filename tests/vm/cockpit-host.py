@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """cockpit-host.py RUN_VM SCENARIO: the Cockpit page against the real module.
 
-Boots the systemd guest (RUN_VM --systemd --forward PORT:9090 SCENARIO, the
+Boots the systemd guest (RUN_VM --systemd --forward PORT:9191 SCENARIO, the
 scenario being tests/vm/scenarios/cockpit.sh, which installs SBD and
 cockpit-sbd and starts cockpit-ws) and drives headless Chromium on the host
 (a browser inside a TCG guest would take minutes) through the forwarded
@@ -189,7 +189,7 @@ def main():
     run_vm, scenario = sys.argv[1], sys.argv[2]
     port = free_port()
     start = time.monotonic()
-    vm = subprocess.Popen([run_vm, '--systemd', '--forward', '%d:9090' % port, '--timeout', str(TIMEOUT_GUEST),
+    vm = subprocess.Popen([run_vm, '--systemd', '--forward', '%d:9191' % port, '--timeout', str(TIMEOUT_GUEST),
                            scenario])
     path = '/cockpit/@localhost/sbd/index.html'
     url = 'http://127.0.0.1:%d%s' % (port, path)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The Cockpit page against the real module, guest side (run-vm --systemd
-# --forward HOST:9090, started by tests/vm/cockpit-host.py, which drives
+# --forward HOST:9191, started by tests/vm/cockpit-host.py, which drives
 # headless Chromium on the host through the forwarded port): SBD and
 # cockpit-sbd installed from their Debian packages, the build tree's sbd.ko,
 # cockpit-ws serving one session (--local-session, root's bridge) on the
@@ -53,20 +53,24 @@ ip addr add 10.0.2.15/24 dev "$nic"
 ip link set "$nic" up
 log "network card $nic"
 
-tstep "cockpit-ws on port 9090 (one session, root's bridge)"
+tstep "cockpit-ws on port 9191 (one session, root's bridge)"
+# Not Cockpit's own cockpit.socket (the host's package enabled it; it
+# listens on 9090 and asks for a login): a cockpit-ws of the test's.
+systemctl stop cockpit.socket cockpit.service 2>/dev/null || true
 # The browser comes from outside the guest (10.0.2.2, the forward): plain
 # http from there is redirected to https unless allowed (there is no TLS
 # here: a private, forwarded test port).
 mkdir -p /etc/cockpit
 printf '[WebService]\nAllowUnencrypted = true\n' >/etc/cockpit/cockpit.conf
 systemd-run --unit=sbd-cockpit-ws --quiet /usr/lib/cockpit/cockpit-ws \
-	--local-session=/usr/bin/cockpit-bridge --address=10.0.2.15 --port=9090
-wait_port() { (exec 3<>/dev/tcp/10.0.2.15/9090) 2>/dev/null; }
+	--local-session=/usr/bin/cockpit-bridge --address=10.0.2.15 --port=9191
+wait_port() { (exec 3<>/dev/tcp/10.0.2.15/9191) 2>/dev/null; }
 for _ in $(seq 150); do
 	wait_port && break
 	sleep 0.2
 done
 assert_ok wait_port
+assert_eq active "$(systemctl is-active sbd-cockpit-ws.service)" "the test's cockpit-ws"
 log "cockpit-ws listens; the browser on the host takes over"
 
 tstep "the browser drives the page (waiting up to ${WAIT}s for it)"
