@@ -295,14 +295,15 @@ class Row {
     apply(f, signature) {
         if (f.busy)
             return;
-        clear_error(f.error, f.input);
         const value = f.read();
         if (value === null) {
             show_error(f.error, _("Enter the size as a number."), f.input);
             return;
         }
+        // leaving a field unchanged keeps the last refusal in view
         if (value === this.proxy[f.prop])
             return;
+        clear_error(f.error, f.input);
         f.busy = true;
         this.table.actions.set_property(this.proxy, f.prop, signature, value).then(err => {
             f.busy = false;

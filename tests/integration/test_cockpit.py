@@ -344,6 +344,9 @@ class Page(CockpitTestCase):
         self.assertEqual(self.field('sbd0', 'Size').get_attribute('value'), '16')
         self.assertEqual(self.field_error('sbd0', 'Label'), '')
         self.assertEqual(self.cells('sbd0')[1], '16 MiB')
+        # leaving the field with nothing new keeps the refusal in view
+        self.field('sbd0', 'Label').click()
+        self.assertIn('org.sbd.Sbd1.Error.InvalidValue', self.field_error('sbd0', 'Size'))
         # the daemon refuses before the kernel: a label of 32 characters
         self.type_into(self.field('sbd0', 'Label'), 'x' * 32)
         self.wait_page(lambda: 'org.sbd.Sbd1.Error.InvalidValue' in self.field_error('sbd0', 'Label'),

@@ -166,6 +166,9 @@ def drive(p):
     say('    ' + p.el('#error-sbd0-Size').text)
     if p.guest('cat %s/sbd0/size' % sysfs).strip() != str(16 << 20):
         raise Failed('the refused size changed sbd0')
+    p.el('#edit-sbd0-Label').click()  # leaving the field: the refusal stays
+    if 'InvalidValue' not in p.el('#error-sbd0-Size').text:
+        raise Failed('the refusal went when the field was left')
 
     # Remove, asked first
     p.el('tr[data-name="sbd5"] .sbd-secondary-danger').click()
@@ -181,6 +184,7 @@ def drive(p):
     d = os.environ.get('SBD_SCREENSHOT_DIR')
     if d:
         p.b.set_window_size(1280, 1000)
+        p.js('document.activeElement.blur(); window.scrollTo(0, 0)')
         time.sleep(0.5)
         p.b.save_screenshot(os.path.join(d, 'cockpit-real-kernel.png'))
 
