@@ -41,15 +41,20 @@ assert_exists /usr/share/metainfo/org.sbd.cockpit.metainfo.xml
 sbd_module_install
 
 tstep "the guest's network card (user-mode networking: 10.0.2.15/24)"
-nic=''
+# udev renames the card (eth0 -> ens2) when it gets to it: settle first,
+# and take whatever name it has when the address is set.
+modprobe virtio_net 2>/dev/null || true
+udevadm settle -t 30 || true
+nic='' addr=''
 for _ in $(seq 50); do
 	nic=$(ip -o link show | awk -F': ' '$2 != "lo" {print $2; exit}')
-	[[ -n $nic ]] && break
-	modprobe virtio_net 2>/dev/null || true
+	if [[ -n $nic ]] && ip addr add 10.0.2.15/24 dev "$nic" 2>/dev/null; then
+		addr=1
+		break
+	fi
 	sleep 0.2
 done
-[[ -n $nic ]] || die "no network card (run-vm --forward)"
-ip addr add 10.0.2.15/24 dev "$nic"
+[[ -n $addr ]] || die "no network card to give 10.0.2.15 (run-vm --forward; last seen: '$nic')"
 ip link set "$nic" up
 log "network card $nic"
 
