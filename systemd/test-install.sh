@@ -61,7 +61,12 @@ expected_files() {
 		usr/lib/sysusers.d/sbd-prometheus.conf \
 		usr/share/man/man8/sbd-prometheus.8 \
 		usr/share/doc/sbd-prometheus/examples/sbd-alerts.yml \
-		usr/share/doc/sbd-prometheus/examples/sbd-alerts.test.yml
+		usr/share/doc/sbd-prometheus/examples/sbd-alerts.test.yml \
+		usr/share/metainfo/org.sbd.cockpit.metainfo.xml
+	# the Cockpit page (meson option cockpit, on by default)
+	for f in manifest.json index.html sbd.css sbd.js disks.js ui.js units.js; do
+		echo "usr/share/cockpit/sbd/$f"
+	done
 	for f in Kbuild Makefile dkms.conf sbd.h sbd_compat.h sbd_disk.c sbd_io.c sbd_main.c \
 		sbd_mq.c sbd_registry.c sbd_store.c sbd_sysfs.c; do
 		echo "$src/$f"

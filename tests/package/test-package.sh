@@ -63,6 +63,8 @@ files sbdd etc/sbd/sbdd.conf "${unitdir#/}/sbdd.service" usr/sbin/sbdd usr/lib/s
 files sbdctl usr/bin/sbdctl usr/share/bash-completion/completions/sbdctl usr/share/man/man1/sbdctl.1.gz
 files sbd-manager usr/bin/sbd-manager usr/share/applications/org.sbd.Manager.desktop usr/share/metainfo/org.sbd.Manager.metainfo.xml \
 	usr/share/man/man1/sbd-manager.1.gz usr/share/locale/de/LC_MESSAGES/sbd-manager.mo
+files cockpit-sbd usr/share/metainfo/org.sbd.cockpit.metainfo.xml usr/share/lintian/overrides/cockpit-sbd \
+	usr/share/cockpit/sbd/{manifest.json,index.html,sbd.css,sbd.js,disks.js,ui.js,units.js}
 mapfile -t module_files < <(cd "$src/module" && printf "usr/src/sbd-$version/%s\n" Kbuild Makefile dkms.conf \
 	sbd*.[ch])
 files sbd-dkms "${module_files[@]}"
@@ -88,6 +90,8 @@ field sbd-dkms Depends '^dkms \(>= 3\.0\.3-4~\)$'
 field sbd-dkms Architecture '^all$'
 field sbd-prometheus Architecture '^all$'
 field sbd-prometheus Depends '(^|, )python3-gi($|,)'
+field cockpit-sbd Architecture '^all$'
+field cockpit-sbd Depends '(^|, )cockpit-bridge, sbdd($|,)'
 
 # script PACKAGE SCRIPT ERE: a maintainer script (or control file) has a line
 script() {
