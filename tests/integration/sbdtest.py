@@ -183,6 +183,17 @@ class Testbed:
     def device_attr(self, n, attr):
         return self.device_syspath(n) + '/' + attr
 
+    def unload_module(self, ndevices=2):
+        """What rmmod does, in the kernel's order: the disks, then the
+        driver and the bus, then the module's own event."""
+        for n in range(ndevices):
+            self.remove_device(n)
+        self.uevent('/sys/bus/sbd/drivers/sbd', 'remove')
+        shutil.rmtree(self.real('/sys/bus/sbd'))
+        shutil.rmtree(self.real('/sys/devices/system/sbd'))
+        self.uevent('/sys/module/sbd', 'remove')
+        shutil.rmtree(self.real('/sys/module/sbd'))
+
 
 class SbdTestCase(unittest.TestCase):
     """A test bed with the module and ndevices disks, and a running sbdd."""

@@ -193,14 +193,7 @@ class Uevents(sbdtest.SbdTestCase):
 
     def test_module_unload_and_load_behind_our_back(self):
         tb = self.testbed
-        for n in (0, 1):
-            tb.remove_device(n)
-        # the kernel's order: driver and bus go, then the module's event
-        tb.uevent('/sys/bus/sbd/drivers/sbd', 'remove')
-        shutil.rmtree(tb.real('/sys/bus/sbd'))
-        shutil.rmtree(tb.real('/sys/devices/system/sbd'))
-        tb.uevent('/sys/module/sbd', 'remove')
-        shutil.rmtree(tb.real('/sys/module/sbd'))
+        tb.unload_module()
         self.wait_for(lambda: self.get(ROOT, MANAGER_IFACE, 'Drivers') == [] and
                       self.get(ROOT, MANAGER_IFACE, 'Devices') == [], message='tree emptied')
         self.assertEqual(sorted(self.managed_objects()), [sbdtest.MODULE])

@@ -171,13 +171,7 @@ class Metrics(sbdtest.SbdTestCase):
 
     def test_module_unloaded(self):
         tb = self.testbed
-        for n in (0, 1):
-            tb.remove_device(n)
-        tb.uevent('/sys/bus/sbd/drivers/sbd', 'remove')
-        shutil.rmtree(tb.real('/sys/bus/sbd'))
-        shutil.rmtree(tb.real('/sys/devices/system/sbd'))
-        tb.uevent('/sys/module/sbd', 'remove')
-        shutil.rmtree(tb.real('/sys/module/sbd'))
+        tb.unload_module()
         self.wait_for(lambda: self.get(sbdtest.MODULE, sbdtest.MODULE_IFACE, 'State') == 'unloaded')
         text, s, _ = self.write_metrics()
         self.assertEqual(s[('sbd_up', ())], 1)
