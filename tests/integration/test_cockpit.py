@@ -109,7 +109,14 @@ class CockpitTestCase(sbdtest.SbdTestCase):
             env.update(HOME=run, XDG_RUNTIME_DIR=run, USER='nobody', LOGNAME='nobody')
             cmd = ['setpriv', '--reuid=%d' % self.uid, '--regid=%d' % self.uid, '--clear-groups'] + cmd
         self.ws_log = os.path.join(self.logdir, 'cockpit-ws.log')
-        self.ws = subprocess.Popen(cmd, env=env, stdout=open(self.ws_log, 'w'), stderr=subprocess.STDOUT)
+        # A session of its own: cockpit-bridge starts a session bus of its
+        # own (dbus-daemon --session) when it finds none, and that one
+        # outlives a bridge that is ended; stop_ws() ends the whole group.
+        # Left behind, one per test case, they used up root's inotify
+        # instances (fs.inotify.max_user_instances, 128) and later tests'
+        # sbdd and dbus-daemon could not watch anything.
+        self.ws = subprocess.Popen(cmd, env=env, stdout=open(self.ws_log, 'w'), stderr=subprocess.STDOUT,
+                                   start_new_session=True)
         end = time.monotonic() + 20
         while True:
             if self.ws.poll() is not None:
@@ -123,13 +130,26 @@ class CockpitTestCase(sbdtest.SbdTestCase):
                 time.sleep(0.05)
 
     def stop_ws(self):
-        if self.ws and self.ws.poll() is None:
+        if not self.ws:
+            return
+        if self.ws.poll() is None:
             self.ws.send_signal(signal.SIGTERM)
             try:
                 self.ws.wait(10)
             except subprocess.TimeoutExpired:
                 self.ws.kill()
                 self.ws.wait()
+        # what cockpit-ws started and left (the bridge, its session bus)
+        # ends with it: nothing of the test's may outlive it
+        end = time.monotonic() + 10
+        while True:
+            try:
+                os.killpg(self.ws.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                break
+            if time.monotonic() > end:
+                self.fail('processes of cockpit-ws\'s session (group %d) outlived it' % self.ws.pid)
+            time.sleep(0.1)
 
     def ws_output(self):
         with open(self.ws_log) as f:
