@@ -20,6 +20,7 @@ if 'libumockdev-preload' not in os.environ.get('LD_PRELOAD', ''):
 import json
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -84,10 +85,39 @@ class Testbed:
         return self.root + syspath
 
     def write(self, syspath, value, mode=None):
-        p = self.real(syspath)
+        """Give the file its new content in one step, as sysfs does.
+
+        sbdd may read any attribute at any moment (a uevent still being
+        handled, a resync): open('w') truncates first and writes after,
+        and CI once caught read_only read back as '' in between, seen as
+        ReadOnly=false. So the content is written beside /sys and renamed
+        over the file, keeping its mode; an explicit mode is set after, as
+        a chmod, so that sbdd's mode watch sees it as before.
+
+        Except the live attributes (power/*, mem_used): sbdd reads those
+        only at a Get, through fds it keeps open (umockdev's preload makes
+        the test bed look like sysfs, whose files are never replaced), so
+        they are written in place and a renamed file would never be seen.
+        """
+        p = os.path.realpath(self.real(syspath))
         os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p, 'w') as f:
+        if '/power/' in syspath or syspath.endswith('/mem_used'):
+            with open(p, 'w') as f:
+                f.write(value)
+            if mode is not None:
+                os.chmod(p, mode)
+            return
+        try:
+            keep = stat.S_IMODE(os.stat(p).st_mode)
+        except FileNotFoundError:
+            keep = 0o644
+        staging = os.path.join(self.root, 'staging')  # outside /sys: no watch of sbdd's sees it
+        os.makedirs(staging, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=staging)
+        with os.fdopen(fd, 'w') as f:
             f.write(value)
+        os.chmod(tmp, keep)
+        os.rename(tmp, p)
         if mode is not None:
             os.chmod(p, mode)
 
@@ -520,5 +550,42 @@ def env_outside_testbed(*also):
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
+class WholeLines:
+    """A stream that passes on only whole lines.
+
+    dbus-test-runner reads its task's output a line at a time with a
+    blocking read, and pets the watchdog that guards its bus from the same
+    main loop; unittest writes "test_name ... " and the rest of the line
+    only when the case ends. So a case longer than the watchdog's 60 s
+    had its bus killed under it (CI: "DBus Daemon exited abruptly!", the
+    case then failing on the lost bus). Held back until the newline, the
+    runner never blocks.
+    """
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.pending = ''
+
+    def write(self, text):
+        self.pending += text
+        if '\n' in self.pending:
+            done, self.pending = self.pending.rsplit('\n', 1)
+            self.stream.write(done + '\n')
+            self.stream.flush()
+
+    def flush(self):
+        pass  # a partial line waits for its end; close() writes it
+
+    def close(self):
+        if self.pending:
+            self.stream.write(self.pending + '\n')
+            self.stream.flush()
+        self.pending = ''
+
+
 def main():
-    unittest.main(testRunner=unittest.TextTestRunner(stream=sys.stdout, verbosity=2))
+    out = WholeLines(sys.stdout)
+    try:
+        unittest.main(testRunner=unittest.TextTestRunner(stream=out, verbosity=2))
+    finally:
+        out.close()
