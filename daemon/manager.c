@@ -291,6 +291,15 @@ static void add_device_authorized(struct daemon *d, sd_bus_message *m, int allow
         if (!waiter_fits(d, m, NULL, caller))
                 return;
         r = add_write(d, driver, req, &id, buf, sizeof(buf));
+        if (r == -ENODEV) {
+                /* Not DeviceGone: the device was made, no driver bound
+                 * to it, and the kernel took it back. */
+                (void) sd_bus_error_setf(&e, SBD_ERROR_KERNEL_ERROR,
+                                         "The kernel made no disk of '%s': no driver bound to the new device "
+                                         "(/sys/bus/sbd/drivers_autoprobe is 0, or the module is going away) "
+                                         "(ENODEV)", buf);
+                return refuse(d, m, NULL, &e, caller);
+        }
         if (r < 0) {
                 char what[128];
                 if (buf[0])

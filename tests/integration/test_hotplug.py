@@ -272,6 +272,18 @@ class Methods(sbdtest.SbdTestCase):
         self.assertEqual(self.testbed.read('/sys/bus/sbd/drivers/sbd/new_device'), '')
         self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Devices'), [device_path(0)])
 
+    def test_add_device_no_driver_bound(self):
+        # drivers_autoprobe=0: the kernel makes the device, binds nothing
+        # and takes it back with ENODEV. Not DeviceGone (nothing was
+        # there): KernelError, saying what to look at
+        self.stop_sbdd()
+        self.start_sbdd(refuse_write='new_device|%d 1|%d' % (1 << 20, errno.ENODEV))
+        message = self.assertDBusError(ERR + 'KernelError', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
+                                       GLib.Variant('(ta{sv})', (1 << 20, {'id': GLib.Variant('u', 1)})), '(o)')
+        self.assertIn('drivers_autoprobe', message)
+        self.assertIn('(ENODEV)', message)
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Devices'), [device_path(0)])
+
     def test_add_device_bad_options(self):
         self.assertDBusError(ERR + 'InvalidValue', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
                              GLib.Variant('(ta{sv})', (1 << 20, {'id': GLib.Variant('s', '3')})), '(o)')
