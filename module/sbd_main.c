@@ -266,7 +266,10 @@ static void __exit sbd_exit(void)
 	driver_unregister(&sbd_driver);
 	bus_unregister(&sbd_bus);
 	sbd_disk_exit();
-	/* Pages discarded are freed by RCU callbacks in this module's code. */
+	/*
+	 * Pages discarded are freed, and their units given back to the
+	 * budget, by RCU callbacks in this module's code.
+	 */
 	rcu_barrier();
 }
 
