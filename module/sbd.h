@@ -51,6 +51,7 @@ struct sbd_dev {
 	char label[SBD_LABEL_MAX + 1];
 	struct gendisk *disk;		/* NULL while no driver is bound */
 	int probe_err;
+	bool matched;			/* the driver core tried to bind it */
 
 	/*
 	 * Set and read under the device lock, where the driver core calls the

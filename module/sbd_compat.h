@@ -31,6 +31,16 @@
 #define SBD_BUS_CONST
 #endif
 
+/*
+ * 6.11: a bus's match callback takes a const struct device_driver ("driver
+ * core: have match() callback in struct bus_type take a const *").
+ */
+#if SBD_KERNEL_AT_LEAST(6, 11)
+#define SBD_MATCH_DRV_CONST const
+#else
+#define SBD_MATCH_DRV_CONST
+#endif
+
 /* 6.3: bus uevent callbacks take a const struct device. */
 #if SBD_KERNEL_AT_LEAST(6, 3)
 #define SBD_UEVENT_DEV_CONST const

@@ -136,8 +136,22 @@ static int sbd_offline(struct device *dev)
 	return 0;
 }
 
+/*
+ * Every device matches the one driver.  That the driver core asked at all
+ * is noted: it asks when it tries to bind a new device, which it does in
+ * device_add() unless the bus's drivers_autoprobe is 0, and which creating
+ * a disk then tells apart from a bind that failed before the probe (see
+ * sbd_registry_create()).
+ */
+static int sbd_match(struct device *dev, SBD_MATCH_DRV_CONST struct device_driver *drv)
+{
+	WRITE_ONCE(to_sbd_dev(dev)->matched, true);
+	return 1;
+}
+
 SBD_BUS_CONST struct bus_type sbd_bus = {
 	.name		= SBD_NAME,
+	.match		= sbd_match,
 	.dev_groups	= sbd_dev_groups,
 	.uevent		= sbd_uevent,
 	.online		= sbd_online,
@@ -266,7 +280,10 @@ static void __exit sbd_exit(void)
 	driver_unregister(&sbd_driver);
 	bus_unregister(&sbd_bus);
 	sbd_disk_exit();
-	/* Pages discarded are freed by RCU callbacks in this module's code. */
+	/*
+	 * Pages discarded are freed, and their units given back to the
+	 * budget, by RCU callbacks in this module's code.
+	 */
 	rcu_barrier();
 }
 

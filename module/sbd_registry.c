@@ -59,9 +59,35 @@ static struct sbd_dev *sbd_find(u32 id)
 }
 
 /*
+ * Whether the driver bound to @sbd, once device_add() has returned (the
+ * probe is synchronous): 0 if it did, else why not.  The driver core says
+ * nothing itself: bus_probe_device() drops the answer, and leaves the
+ * device unbound in three cases told apart here.
+ *  - The probe failed: its error, which sbd_probe() kept.
+ *  - The bus's drivers_autoprobe is 0: the driver core never offered the
+ *    device to the driver (sbd_match() did not run).  ENODEV, no driver
+ *    bound, where ENOMEM used to be answered.
+ *  - It offered it, but failed before the probe: in really_probe(), whose
+ *    driver_sysfs_add() allocates the links between the device and the
+ *    driver (the debug kernel's fail-nth sweep of new_device fails them).
+ *    ENOMEM: the other failures there (pinctrl, DMA setup, power domain,
+ *    suppliers) concern no device on this bus.
+ */
+static int sbd_bind_result(struct sbd_dev *sbd)
+{
+	if (sbd->disk)
+		return 0;
+	if (sbd->probe_err)
+		return sbd->probe_err;
+	return READ_ONCE(sbd->matched) ? -ENOMEM : -ENODEV;
+}
+
+/*
  * Create a disk of @size bytes with id @id, or the lowest free id if @id is
  * negative.  The driver binds to it during device_add(), which adds the
- * gendisk; a failed probe fails the whole creation.  Returns the id.
+ * gendisk; a device left unbound (a failed probe, or none with
+ * drivers_autoprobe 0) fails the whole creation and is deleted again.
+ * Returns the id.
  */
 int sbd_registry_create(u64 size, int id)
 {
@@ -106,8 +132,8 @@ int sbd_registry_create(u64 size, int id)
 	if (ret)
 		goto out_uncount;
 
-	if (sbd->probe_err || !sbd->disk) {
-		ret = sbd->probe_err ? sbd->probe_err : -ENOMEM;
+	ret = sbd_bind_result(sbd);
+	if (ret) {
 		WRITE_ONCE(sbd_count, sbd_count - 1);
 		device_unregister(&sbd->dev);
 		goto out_unlock;

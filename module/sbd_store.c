@@ -15,10 +15,14 @@
 
 /*
  * The memory budget: pages all disks together may hold (max_total), and how
- * many they hold.  A page is counted as it is stored (sbd_store_add_page()),
- * so that racing writers can never overshoot the budget.  Each disk counts
+ * many the module holds (sbd_pages_used, the driver's mem_used).  A page is
+ * counted as it is stored (sbd_store_add_page()), so that racing writers
+ * can never overshoot the budget, and uncounted only once it is really
+ * freed: a discarded page stays counted until the RCU callback that frees
+ * it has run (sbd_free_page_rcu()), so that pages waiting for their grace
+ * period and pages held never exceed the budget together.  Each disk counts
  * its own pages too (nr_pages, the disk's mem_used), beside the same
- * changes of the budget.
+ * changes of the budget; a discarded page leaves its disk's count at once.
  */
 static unsigned long sbd_pages_max;
 
@@ -61,7 +65,7 @@ static void sbd_budget_give(unsigned long pages)
 	atomic_long_sub(pages, &sbd_pages_used);
 }
 
-/* @sbd dropped @pages pages: the disk's count and the budget go down. */
+/* @sbd freed @pages pages: the disk's count and the budget go down. */
 static void sbd_store_give(struct sbd_dev *sbd, unsigned long pages)
 {
 	atomic_long_sub(pages, &sbd->nr_pages);
@@ -208,9 +212,15 @@ int sbd_store_write(struct sbd_dev *sbd, sector_t sector, struct page *page,
 	return 0;
 }
 
+/*
+ * A discarded page's grace period has ended: free it, and only now give its
+ * unit back to the budget.  The module's exit waits for these callbacks
+ * (rcu_barrier()) before the budget's counter goes with the module.
+ */
 static void sbd_free_page_rcu(struct rcu_head *head)
 {
 	__free_page(container_of(head, struct page, rcu_head));
+	sbd_budget_give(1);
 }
 
 /* Zero @len bytes at @pos of the page @index, if it exists. */
@@ -234,12 +244,14 @@ static void sbd_store_zero_part(struct sbd_dev *sbd, pgoff_t index,
  * with its place in the budget, as the caller asked the space to stay
  * allocated.  Either way the range reads as zeros.  I/O may run beside it,
  * so a page is freed only after an RCU grace period: readers and writers
- * look pages up and copy inside rcu_read_lock().
+ * look pages up and copy inside rcu_read_lock().  The disk's count drops
+ * at once; the budget's only as each page is freed (sbd_free_page_rcu()),
+ * so that a write right after a discard may meet ENOSPC for that moment
+ * rather than allocate a page the budget has no room for.
  */
 void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len,
 		       bool unmap)
 {
-	unsigned long freed = 0;
 	struct page *page;
 
 	while (len) {
@@ -252,14 +264,14 @@ void sbd_store_discard(struct sbd_dev *sbd, sector_t sector, u64 len,
 		} else {
 			page = xa_erase(&sbd->pages, index);
 			if (page) {
+				/* Before the callback can give the unit back. */
+				atomic_long_dec(&sbd->nr_pages);
 				call_rcu(&page->rcu_head, sbd_free_page_rcu);
-				freed++;
 			}
 		}
 		len -= chunk;
 		sector += chunk >> SECTOR_SHIFT;
 	}
-	sbd_store_give(sbd, freed);
 }
 
 /*

@@ -333,9 +333,11 @@ static DEVICE_ATTR_RW(label);
 
 /*
  * Bytes of data pages this disk holds; the disks' sum is the driver's
- * mem_used.  It moves with every first write of a page, discard,
- * write-zeroes, shrink and delete, and announces none of it (a notification
- * per written page would cost the I/O path): read it when needed.
+ * mem_used once the pages discarded have been freed (an RCU grace period
+ * after the discard; until then the driver counts them, the disk not).  It
+ * moves with every first write of a page, discard, write-zeroes, shrink and
+ * delete, and announces none of it (a notification per written page would
+ * cost the I/O path): read it when needed.
  */
 static ssize_t dev_mem_used_show(struct device *dev,
 				 struct device_attribute *attr, char *buf)
@@ -379,7 +381,12 @@ static ssize_t ndevices_show(struct device_driver *drv, char *buf)
 }
 static DRIVER_ATTR_RO(ndevices);
 
-/* The memory budget: bytes of data pages held by all disks, and the cap. */
+/*
+ * The memory budget: bytes of data pages the module holds (the disks' and
+ * those discarded but not yet freed, waiting for an RCU grace period), and
+ * the cap.  A write needing a page fails with ENOSPC once mem_used is at
+ * mem_max.
+ */
 static ssize_t mem_used_show(struct device_driver *drv, char *buf)
 {
 	return sysfs_emit(buf, "%llu\n", sbd_store_mem_used());

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Discard and write-zeroes: blkdiscard, fallocate --punch-hole and fstrim
-# on a mounted ext4 give pages back (mem_used drops); BLKZEROOUT
+# on a mounted ext4 give pages back (mem_used drops, the driver's once
+# they are freed after their RCU grace period); BLKZEROOUT
 # (blkdiscard -z) and fallocate --zero-range, which say REQ_NOUNMAP, zero
 # the pages and keep them; either way the range reads as zeros. The queue
 # limits say a page of granularity, and a discard larger than
@@ -10,7 +11,21 @@
 
 M=$((1024 * 1024))
 Q=/sys/block/sbd0/queue
-used() { read_attr "$SBD_DRV/mem_used"; }
+# used: the driver's mem_used once it equals sbd0's, the disk's only, which
+# is at once after a write and once the pages a discard gave back have been
+# freed (an RCU grace period after it: until then the driver counts them
+# against the budget). Gives up after 5 s with what it read.
+nap 0 # (makes nap's FIFO here, not in each $(used)'s subshell)
+used() {
+	local drv dev i
+	for ((i = 0; i < 500; i++)); do
+		read_attr_to drv "$SBD_DRV/mem_used"
+		read_attr_to dev "$SBD_DEVICES/sbd0/mem_used"
+		((drv != dev)) || break
+		nap 0.01
+	done
+	printf '%s' "$drv"
+}
 
 # zeros_at OFFSET LEN: the disk reads as zeros there
 zeros_at() {

@@ -119,8 +119,10 @@ assert_not_exists "$SBD_BUS"
 
 step "one page of budget left: writers racing for the same new page all succeed"
 # A 1 MiB disk under a 1 MiB budget, every page written but the first. Two
-# processes (one per vCPU) meet at a barrier, one discards page 0, they
-# meet again and both write it at once, round after round: each write
+# processes (one per vCPU) meet at a barrier, one discards page 0 and waits
+# until the driver's mem_used shows its unit back (the page is freed, and
+# the unit given back, after an RCU grace period), they meet again and
+# both write it at once, round after round: each write
 # either makes the page or finds the other's, and either way needs at most
 # the one page left, so none may fail (ENOSPC was the loser's answer while
 # the budget was charged before the page was stored: 194 of 800 writes
@@ -130,11 +132,12 @@ random_file "$SBD_TMP/rest" 1020
 assert_ok dd if="$SBD_TMP/rest" of=/dev/sbd0 bs=4k seek=1 oflag=direct status=none
 assert_file_content "$SBD_DRV/mem_used" $((1 * M - 4096))
 t0=$SECONDS
-if out=$(/usr/bin/python3 - /dev/sbd0 "${race_rounds:-400}" 2>&1 <<'PY'
-import fcntl, mmap, os, struct, sys
+if out=$(/usr/bin/python3 - /dev/sbd0 "${race_rounds:-400}" "$SBD_DRV/mem_used" 2>&1 <<'PY'
+import fcntl, mmap, os, struct, sys, time
 
 BLKDISCARD = 0x1277
-dev, rounds = sys.argv[1], int(sys.argv[2])
+dev, rounds, used_path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+used = os.open(used_path, os.O_RDONLY)
 shared = mmap.mmap(-1, 4096)  # each side's round counter, for the barrier
 pid = os.fork()
 me = 0 if pid else 1
@@ -154,6 +157,12 @@ for r in range(rounds):
     barrier(2 * r + 1)
     if me == 0:
         fcntl.ioctl(fd, BLKDISCARD, struct.pack("QQ", 0, 4096))
+        t0 = time.monotonic()
+        while int(os.pread(used, 64, 0)) != 1024 * 1024 - 4096:
+            if time.monotonic() - t0 > 5:
+                os.kill(pid, 9)  # the other writer, waiting at the barrier
+                sys.exit("round %d: the discarded page's unit not back in 5 s" % r)
+            time.sleep(0.0005)
     barrier(2 * r + 2)
     try:
         os.pwrite(fd, buf, 0)
