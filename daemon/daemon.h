@@ -174,6 +174,12 @@ struct daemon {
 
         bool ready;       /* start-up enumeration done: emit signals */
         bool need_resync; /* a uevent was lost */
+        /* The re-read of sysfs that lost uevents call for, paced
+         * (resync-pace.c): when the last ended, what it cost, how many
+         * overruns it had to cover, how many re-reads in all (µs). */
+        sd_event_source *resync_source;
+        uint64_t resync_last_end, resync_last_cost;
+        unsigned resync_overruns, resyncs;
 };
 
 static inline const char *object_kind_interface(enum object_kind kind) {

@@ -19,6 +19,10 @@ costs 1-2 s in the guest, so each subcommand does a whole check at once).
       it (rmem, rcvbuf, drops); with --rcvbuf, shrinks its receive buffer
       from outside (pidfd_getfd(2) gives us the very same socket) so that
       a burst overflows it.
+  daemon-check.py pings --until FILE [--ready FILE] [--every S]
+      Pings sbdd (org.freedesktop.DBus.Peer.Ping) every S seconds (0.1)
+      until FILE exists, then prints how many were sent and the slowest
+      answer; exits 1 if one went unanswered.
 """
 
 import argparse
@@ -361,6 +365,27 @@ def cmd_netlink(args):
     return 0
 
 
+def cmd_pings(args):
+    import dbus
+    bus = dbus.SystemBus()
+    owner = bus.get_name_owner(NAME)
+    n, worst = 0, 0.0
+    if args.ready:
+        open(args.ready, "w").close()
+    while not os.path.exists(args.until):
+        t0 = time.monotonic()
+        try:
+            bus.call_blocking(owner, ROOT, "org.freedesktop.DBus.Peer", "Ping", "", (), timeout=120)
+        except dbus.DBusException as e:
+            print("Ping %d unanswered after %.1f s: %s" % (n + 1, time.monotonic() - t0, e))
+            return 1
+        worst = max(worst, time.monotonic() - t0)
+        n += 1
+        time.sleep(args.every)
+    print("%d Pings, the slowest answered in %.3f s" % (n, worst))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -375,8 +400,13 @@ def main():
     n = sub.add_parser("netlink")
     n.add_argument("pid", type=int)
     n.add_argument("--rcvbuf", type=int)
+    p = sub.add_parser("pings")
+    p.add_argument("--until", required=True)
+    p.add_argument("--ready")
+    p.add_argument("--every", type=float, default=0.1)
     args = ap.parse_args()
-    return {"tree": cmd_tree, "subscribers": cmd_subscribers, "netlink": cmd_netlink}[args.cmd](args)
+    return {"tree": cmd_tree, "subscribers": cmd_subscribers, "netlink": cmd_netlink,
+            "pings": cmd_pings}[args.cmd](args)
 
 
 if __name__ == "__main__":
