@@ -48,6 +48,17 @@ def free_port():
         return s.getsockname()[1]
 
 
+
+def browser_env():
+    """The browser's environment: no bus of the test's. Chromium talks to
+    the system bus it is given (and aborts when that bus goes); the page
+    reaches sbdd only through cockpit-ws, as in a real session, so the
+    browser gets a system bus address that leads nowhere."""
+    env = sbdtest.env_outside_testbed('DBUS_SYSTEM_BUS_ADDRESS', 'DBUS_STARTER_ADDRESS', 'DBUS_STARTER_BUS_TYPE',
+                                      'DBUS_SESSION_BUS_ADDRESS')
+    env['DBUS_SYSTEM_BUS_ADDRESS'] = 'unix:path=/nonexistent/sbd-test-no-bus'
+    return env
+
 class CockpitTestCase(sbdtest.SbdTestCase):
     """sbdd over the test bed (from SbdTestCase), cockpit-ws serving the page
     as `uid` (None: root), and one headless Chromium per class."""
@@ -78,7 +89,8 @@ class CockpitTestCase(sbdtest.SbdTestCase):
             opts.add_argument(a)
         log = os.path.join(cls.tmp, 'chromedriver.log')
         try:
-            cls.browser = webdriver.Chrome(service=Service(CHROMEDRIVER, log_path=log), options=opts)
+            cls.browser = webdriver.Chrome(service=Service(CHROMEDRIVER, log_path=log, env=browser_env()),
+                                           options=opts)
         except WebDriverException as e:
             raise RuntimeError('the browser did not start: %s\n%s' % (e, open(log).read()[-3000:]))
         cls.browser.set_page_load_timeout(60)
