@@ -174,12 +174,15 @@ struct daemon {
 
         bool ready;       /* start-up enumeration done: emit signals */
         bool need_resync; /* a uevent was lost */
-        /* The re-read of sysfs that lost uevents call for, paced
-         * (resync-pace.c): when the last ended, what it cost, how many
-         * overruns it had to cover, how many re-reads in all (µs). */
+        /* The re-read of sysfs that lost uevents call for (resync.c):
+         * paced by when the last ended and what it cost (µs); done in
+         * steps over the devices' names taken when it began. */
         sd_event_source *resync_source;
-        uint64_t resync_last_end, resync_last_cost;
-        unsigned resync_overruns, resyncs;
+        uint64_t resync_last_end, resync_last_cost, resync_spent;
+        unsigned resync_overruns, resync_covered, resyncs;
+        char **resync_names;
+        size_t resync_n, resync_pos;
+        bool resync_running, resync_again;
 };
 
 static inline const char *object_kind_interface(enum object_kind kind) {
@@ -217,6 +220,7 @@ int tree_sync(struct daemon *d);
 int tree_sync_full(struct daemon *d, bool module_removed);
 /* Only add devices that appeared (cheap at 10,000 devices). */
 int tree_scan_new_devices(struct daemon *d);
+int tree_sync_drivers(struct daemon *d);
 /* The mode of the object's file (e.g. "label") changed: show or hide
  * its value, or mirror a file that has become readable. */
 void object_mode_changed(struct sbd_object *o, const char *file);
@@ -274,6 +278,10 @@ void module_ops_free_all(struct daemon *d);
 /* uevent.c */
 int uevent_setup(struct daemon *d);
 void uevent_done(struct daemon *d);
+
+/* resync.c */
+void resync_request(struct daemon *d);
+void resync_done(struct daemon *d);
 
 /* polkit.c: authorize the sender of m for action; the callback runs
  * once, later (never from inside authorize_async). allowed < 0 is an

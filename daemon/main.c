@@ -197,6 +197,7 @@ static void daemon_done(struct daemon *d) {
         auth_requests_free_all(d);
         module_ops_free_all(d);
         waiters_free_all(d);
+        resync_done(d);
         uevent_done(d);
         lists_done(d);
         resend_done(d);

@@ -587,3 +587,7 @@ void object_mode_changed(struct sbd_object *o, const char *file) {
 int tree_scan_new_devices(struct daemon *d) {
         return sync_kind(d, OBJECT_DEVICE, SYSFS_DEVICES_DIR, false);
 }
+
+int tree_sync_drivers(struct daemon *d) {
+        return sync_kind(d, OBJECT_DRIVER, SYSFS_DRIVERS_DIR, true);
+}
