@@ -221,6 +221,7 @@ int tree_sync_full(struct daemon *d, bool module_removed);
 /* Only add devices that appeared (cheap at 10,000 devices). */
 int tree_scan_new_devices(struct daemon *d);
 int tree_sync_drivers(struct daemon *d);
+int tree_sync_presence(struct daemon *d);
 /* The mode of the object's file (e.g. "label") changed: show or hide
  * its value, or mirror a file that has become readable. */
 void object_mode_changed(struct sbd_object *o, const char *file);

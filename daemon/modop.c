@@ -109,8 +109,9 @@ static void module_op_finish(struct daemon *d, const struct module_op_result *re
         } else {
                 /* init_module() or delete_module() returned: the driver
                  * and the disks exist or are gone now, whatever uevents
-                 * are still on their way. */
-                (void) tree_sync(d);
+                 * are still on their way. Which exist is all the reply
+                 * needs: their values are current already. */
+                (void) tree_sync_presence(d);
                 (void) sd_bus_reply_method_return(op->m, NULL);
                 module_op_audit(d, op, NULL);
         }
