@@ -10,6 +10,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "announce.h"
 #include "attr.h"
 #include "audit.h"
 #include "config.h"
@@ -162,6 +163,9 @@ struct daemon {
 
         char *status;     /* the last STATUS= sent to systemd */
 
+        /* who hears of each kind of change (announce.c; main.c subscribes) */
+        struct announcer announcer;
+
         /* audit records per kind in the current interval (audit.c) */
         struct audit_window {
                 uint64_t begin;
@@ -188,9 +192,6 @@ static inline const char *object_kind_interface(enum object_kind kind) {
 static inline const char *object_kind_prefix(enum object_kind kind) {
         return kind == OBJECT_DRIVER ? SBD_DRIVERS_PATH : SBD_DEVICES_PATH;
 }
-
-/* main.c */
-void daemon_update_status(struct daemon *d);
 
 /* objects.c: the mirrored tree */
 /* livefds.c: read a live attribute, keeping its fd for the next Get. */

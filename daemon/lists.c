@@ -58,7 +58,7 @@ static int lists_handler(sd_event_source *s, void *userdata) {
                  * remove uevent queued. */
                 (void) object_refresh(drv);
         }
-        daemon_update_status(d); /* the device count in STATUS= */
+        announce(&d->announcer, &(struct change) { .kind = CHANGE_LISTS });
         return 0;
 }
 
