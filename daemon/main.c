@@ -202,6 +202,8 @@ static int subscribe_listeners(struct daemon *d) {
                 enum change_kind kind;
                 change_listener_t fn;
         } table[] = {
+                { CHANGE_ATTRIBUTE, audit_on_change },
+                { CHANGE_MODULE, audit_on_change },
                 { CHANGE_MODULE, status_on_change },
                 { CHANGE_LISTS, status_on_change },
         };

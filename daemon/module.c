@@ -100,23 +100,6 @@ static char *params_flatten(char **l) {
         return s;
 }
 
-/* The module came or went, not by a Load or Unload of sbdd's (whose
- * own record says so): modprobe, rmmod, another program. */
-static void module_audit_seen(struct daemon *d, const char *old, const char *state) {
-        bool loaded = streq(state, "live"), unloaded = streq(state, "unloaded");
-
-        if (!d->ready || d->module_ops || !old || !(loaded || unloaded))
-                return;
-        audit_log(d, &(struct audit_record) {
-                .kind = loaded ? AUDIT_MODULE_LOADED : AUDIT_MODULE_UNLOADED,
-                .operation = "uevent",
-                .object = SBD_MODULE_PATH,
-                .attribute = "initstate",
-                .old_value = old,
-                .new_value = state,
-        });
-}
-
 void module_emit_changes(struct daemon *d, bool removed) {
         _cleanup_free_ char *state = NULL, *flat = NULL, *old_state = NULL;
         _cleanup_strv_free_ char **params = NULL;
@@ -144,7 +127,6 @@ void module_emit_changes(struct daemon *d, bool removed) {
         if (!flat)
                 return (void) log_oom();
         if (!streq_ptr(d->module_state, state)) {
-                module_audit_seen(d, d->module_state, state);
                 old_state = TAKE_PTR(d->module_state);
                 state_changed = true;
                 d->module_state = TAKE_PTR(state);

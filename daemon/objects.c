@@ -160,24 +160,6 @@ static bool attr_value_update(struct attr_value *v, const char *text, int error,
         return true;
 }
 
-/* A value changed that no request of sbdd's wrote: record it as seen
- * (a direct write to sysfs, or the kernel's own doing). Not the first
- * read of a new object, nor values only root may read. */
-static void attr_audit_seen(struct sbd_object *o, const struct attr_value *v, const char *old) {
-        struct daemon *d = o->daemon;
-
-        if (!d->ready || d->audit_own_change || !old || !v->text || v->hidden)
-                return;
-        audit_log(d, &(struct audit_record) {
-                .kind = AUDIT_SET,
-                .operation = "uevent",
-                .object = o->path,
-                .attribute = d->tables[o->kind].defs[v->index].file,
-                .old_value = old,
-                .new_value = v->text,
-        });
-}
-
 bool object_gone(struct sbd_object *o) {
         return !sysfs_same_dir(o->syspath, o->st_dev, o->st_ino);
 }
@@ -215,7 +197,18 @@ static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) 
         /* Modes change without any event (chmod): every read looks. */
         if (n >= 0)
                 v->hidden = !attr_mode_is_shown(mode);
-        attr_audit_seen(o, v, old);
+        if (*changed)
+                announce(&o->daemon->announcer, &(struct change) {
+                        .kind = CHANGE_ATTRIBUTE,
+                        .object_kind = o->kind,
+                        .object = o,
+                        .name = o->name,
+                        .path = o->path,
+                        .attribute = def->file,
+                        .old_value = old,
+                        .new_value = v->text,
+                        .hidden = v->hidden,
+                });
         *changed = *changed || v->hidden != was_hidden;
         return 0;
 }
