@@ -249,9 +249,9 @@ int append_object_paths(sd_bus_message *reply, struct object_set *set, const cha
 
 /* manager.c */
 extern const sd_bus_vtable manager_vtable[];
-/* Whether a request waited for it (it is then answered and recorded). */
-bool waiters_object_added(struct daemon *d, struct sbd_object *o);
-bool waiters_object_removed(struct daemon *d, const char *name, const char *path);
+/* Listens to devices added and removed (announce.h): the request that
+ * waited for one is answered and recorded, and claims the change. */
+void waiters_on_change(struct change *c, void *userdata);
 void waiters_free_all(struct daemon *d);
 /* A caller left the bus: its requests waiting for a device are dropped. */
 void waiters_sender_gone(struct daemon *d, const char *sender);

@@ -466,11 +466,8 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
         }
         if (kind == OBJECT_DRIVER)
                 lists_init_driver(d, o);
-        /* A device no AddDevice waits for: another's new_device, or the
-         * module's own at load time. */
-        if (!waiters_object_added(d, o) && d->ready && kind == OBJECT_DEVICE)
-                audit_log(d, &(struct audit_record) {
-                        .kind = AUDIT_DEVICE_ADDED, .operation = "uevent", .object = o->path });
+        announce(&d->announcer, &(struct change) {
+                .kind = CHANGE_OBJECT_ADDED, .object_kind = kind, .object = o, .name = o->name, .path = o->path });
         if (ret)
                 *ret = o;
         return 1;
@@ -492,9 +489,9 @@ void tree_remove(struct daemon *d, struct sbd_object *o) {
         set_remove(&d->objects[kind], o);
         object_free(o);
         tree_lists_changed(d);
-        if (name && kind == OBJECT_DEVICE && !waiters_object_removed(d, name, path) && d->ready)
-                audit_log(d, &(struct audit_record) {
-                        .kind = AUDIT_DEVICE_REMOVED, .operation = "uevent", .object = path });
+        if (name)
+                announce(&d->announcer, &(struct change) {
+                        .kind = CHANGE_OBJECT_REMOVED, .object_kind = kind, .name = name, .path = path });
 }
 
 static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, bool full) {
