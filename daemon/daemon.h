@@ -213,9 +213,10 @@ int object_refresh(struct sbd_object *o);
 int object_refresh_attr(struct sbd_object *o, size_t index);
 /* The object's sysfs directory is no longer there (or was replaced). */
 bool object_gone(struct sbd_object *o);
-/* Make the tree equal sysfs: add, remove and refresh, with signals. */
+/* Make the tree equal sysfs: add, remove and refresh, with signals. The
+ * module's own object is module_emit_changes()'s: callers follow a
+ * successful sync with it. */
 int tree_sync(struct daemon *d);
-int tree_sync_full(struct daemon *d, bool module_removed);
 /* Only add devices that appeared (cheap at 10,000 devices). */
 int tree_scan_new_devices(struct daemon *d);
 /* The mode of the object's file (e.g. "label") changed: show or hide

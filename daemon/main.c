@@ -332,6 +332,7 @@ static int run(struct daemon *d) {
         r = tree_sync(d);
         if (r < 0)
                 return log_error_errno(r, "Cannot enumerate sbd devices: %m");
+        module_emit_changes(d, false);
         d->ready = true;
         lists_init(d);
 

@@ -110,7 +110,8 @@ static void module_op_finish(struct daemon *d, const struct module_op_result *re
                 /* init_module() or delete_module() returned: the driver
                  * and the disks exist or are gone now, whatever uevents
                  * are still on their way. */
-                (void) tree_sync(d);
+                if (tree_sync(d) >= 0)
+                        module_emit_changes(d, false);
                 (void) sd_bus_reply_method_return(op->m, NULL);
                 module_op_audit(d, op, NULL);
         }

@@ -536,20 +536,12 @@ static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, b
 }
 
 int tree_sync(struct daemon *d) {
-        return tree_sync_full(d, false);
-}
-
-int tree_sync_full(struct daemon *d, bool module_removed) {
         int r;
 
         r = sync_kind(d, OBJECT_DRIVER, SYSFS_DRIVERS_DIR, true);
         if (r < 0)
                 return r;
-        r = sync_kind(d, OBJECT_DEVICE, SYSFS_DEVICES_DIR, true);
-        if (r < 0)
-                return r;
-        module_emit_changes(d, module_removed);
-        return 0;
+        return sync_kind(d, OBJECT_DEVICE, SYSFS_DEVICES_DIR, true);
 }
 
 void object_mode_changed(struct sbd_object *o, const char *file) {

@@ -100,6 +100,12 @@ static void handle_driver(struct daemon *d, struct udev_device *dev, const char 
         (void) tree_add(d, OBJECT_DRIVER, syspath, NULL);
 }
 
+/* The whole tree and then the module's object, as they are now. */
+static void sync_all(struct daemon *d, bool module_removed) {
+        if (tree_sync(d) >= 0)
+                module_emit_changes(d, module_removed);
+}
+
 static void handle_event(struct daemon *d, struct udev_device *dev) {
         const char *action = udev_device_get_action(dev);
         const char *subsystem = udev_device_get_subsystem(dev);
@@ -120,9 +126,8 @@ static void handle_event(struct daemon *d, struct udev_device *dev) {
         else if ((streq(subsystem, "module") || streq(subsystem, "bus")) && streq(sysname, SBD_MODULE_NAME))
                 /* The module (and with it the bus) came or went: the
                  * children have their own events, but make sure. */
-                (void) tree_sync_full(d, streq(subsystem, "module") && streq(action, "remove") &&
-                                         !(udev_device_get_property_value(dev, "SYNTH_UUID") &&
-                                           module_driver_present()));
+                sync_all(d, streq(subsystem, "module") && streq(action, "remove") &&
+                            !(udev_device_get_property_value(dev, "SYNTH_UUID") && module_driver_present()));
 }
 
 static void resync_request(struct daemon *d);
@@ -166,7 +171,7 @@ static int resync_handler(sd_event_source *s, uint64_t usec, void *userdata) {
         unsigned overruns = d->resync_overruns;
 
         d->resync_overruns = 0;
-        (void) tree_sync(d);
+        sync_all(d, false);
         d->resync_last_end = monotonic_usec();
         d->resync_last_cost = d->resync_last_end - start;
         d->resyncs++;
