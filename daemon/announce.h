@@ -16,6 +16,7 @@ enum change_kind {
         CHANGE_OBJECT_ADDED,    /* object, name, path (InterfacesAdded sent) */
         CHANGE_OBJECT_REMOVED,  /* name, path: the object is freed already */
         CHANGE_ATTRIBUTE,       /* object, path, attribute, old_value, new_value, hidden */
+        CHANGE_DEVICE_DRIVER,   /* object, path, new_value: its driver's path, or "/" */
         CHANGE_MODULE,          /* old_value, new_value: its state (Module.State) */
         CHANGE_LISTS,           /* the lists of objects as announced on the bus */
         _CHANGE_KIND_MAX,

@@ -261,7 +261,7 @@ static void audit_seen_attribute(struct daemon *d, const struct change *c) {
 static void audit_seen_device(struct daemon *d, const struct change *c) {
         bool added = c->kind == CHANGE_OBJECT_ADDED;
 
-        if (c->claimed || !d->ready || c->object_kind != OBJECT_DEVICE)
+        if (c->claimed || !d->ready || c->object_kind != OBJECT_DEVICE || !c->name)
                 return;
         audit_log(d, &(struct audit_record) {
                 .kind = added ? AUDIT_DEVICE_ADDED : AUDIT_DEVICE_REMOVED,

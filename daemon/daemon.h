@@ -230,9 +230,10 @@ void modes_watch(struct sbd_object *o);
 void modes_unwatch(struct sbd_object *o);
 
 /* lists.c: Manager.Drivers/Devices and Driver.Devices signals */
-void tree_lists_changed(struct daemon *d);
+/* Listens to objects added and removed and devices bound or unbound
+ * (announce.h): the lists are compared at the end of the iteration. */
+void lists_on_change(struct change *c, void *userdata);
 void lists_init(struct daemon *d);
-void lists_init_driver(struct daemon *d, struct sbd_object *driver);
 void lists_done(struct daemon *d);
 
 /* resend.c: PropertiesChanged the kernel would not carry, sent again */

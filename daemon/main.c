@@ -202,16 +202,21 @@ static int subscribe_listeners(struct daemon *d) {
                 enum change_kind kind;
                 change_listener_t fn;
         } table[] = {
-                /* The waiter first: it answers the request that asked for
-                 * the device and claims it, and the audit trail then
-                 * records as seen from the kernel only the devices no
-                 * request claimed. Both run after the change's own bus
-                 * signal (sent where it is seen): a client answered by
-                 * AddDevice already has the device's InterfacesAdded. */
+                /* The lists only mark themselves to be compared at the
+                 * end of the loop iteration. Then the waiter: it answers
+                 * the request that asked for the device and claims it,
+                 * and the audit trail then records as seen from the
+                 * kernel only the devices no request claimed. All run
+                 * after the change's own bus signal (sent where it is
+                 * seen): a client answered by AddDevice already has the
+                 * device's InterfacesAdded. */
+                { CHANGE_OBJECT_ADDED, lists_on_change },
                 { CHANGE_OBJECT_ADDED, waiters_on_change },
                 { CHANGE_OBJECT_ADDED, audit_on_change },
+                { CHANGE_OBJECT_REMOVED, lists_on_change },
                 { CHANGE_OBJECT_REMOVED, waiters_on_change },
                 { CHANGE_OBJECT_REMOVED, audit_on_change },
+                { CHANGE_DEVICE_DRIVER, lists_on_change },
                 { CHANGE_ATTRIBUTE, audit_on_change },
                 { CHANGE_MODULE, audit_on_change },
                 { CHANGE_MODULE, status_on_change },

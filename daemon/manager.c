@@ -201,7 +201,7 @@ static bool waiters_object_removed(struct daemon *d, const char *name, const cha
 void waiters_on_change(struct change *c, void *userdata) {
         struct daemon *d = userdata;
 
-        if (c->object_kind != OBJECT_DEVICE)
+        if (c->object_kind != OBJECT_DEVICE || !c->name)
                 return;
         if (c->kind == CHANGE_OBJECT_ADDED)
                 c->claimed = waiters_object_added(d, c->object);

@@ -304,7 +304,9 @@ static void device_read_links(struct sbd_object *o, char **names, size_t *n) {
         }
         if (free_and_strdup(&o->driver_path, driver_path ?: "/") > 0) {
                 names[(*n)++] = "Driver";
-                tree_lists_changed(o->daemon); /* the drivers' Devices */
+                announce(&o->daemon->announcer, &(struct change) {
+                        .kind = CHANGE_DEVICE_DRIVER, .object_kind = o->kind, .object = o,
+                        .name = o->name, .path = o->path, .new_value = o->driver_path });
         }
         if (free_and_strdup(&o->block_device, block_device ?: "") > 0)
                 names[(*n)++] = "BlockDevice";
@@ -462,10 +464,7 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
                 r = sd_bus_emit_object_added(d->bus, o->path);
                 if (r < 0)
                         log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", o->path);
-                tree_lists_changed(d);
         }
-        if (kind == OBJECT_DRIVER)
-                lists_init_driver(d, o);
         announce(&d->announcer, &(struct change) {
                 .kind = CHANGE_OBJECT_ADDED, .object_kind = kind, .object = o, .name = o->name, .path = o->path });
         if (ret)
@@ -488,10 +487,9 @@ void tree_remove(struct daemon *d, struct sbd_object *o) {
         }
         set_remove(&d->objects[kind], o);
         object_free(o);
-        tree_lists_changed(d);
-        if (name)
-                announce(&d->announcer, &(struct change) {
-                        .kind = CHANGE_OBJECT_REMOVED, .object_kind = kind, .name = name, .path = path });
+        /* name and path are NULL only when out of memory. */
+        announce(&d->announcer, &(struct change) {
+                .kind = CHANGE_OBJECT_REMOVED, .object_kind = kind, .name = name, .path = path });
 }
 
 static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, bool full) {
