@@ -222,11 +222,6 @@ void audit_log(struct daemon *d, const struct audit_record *rec) {
                 audit_write(rec);
 }
 
-void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret) {
-        *ret = (struct caller) { .bus_name = sd_bus_message_get_sender(m), .uid = (uid_t) -1 };
-        (void) auth_cached_creds(d, ret->bus_name, &ret->uid, &ret->pid);
-}
-
 void audit_refused(struct daemon *d, const char *operation, const char *object, const char *attribute,
                    const char *new_value, const sd_bus_error *error, const struct caller *caller) {
         audit_log(d, &(struct audit_record) {

@@ -43,9 +43,6 @@ struct audit_record {
 };
 
 void audit_log(struct daemon *d, const struct audit_record *rec);
-/* The caller of m as far as known without asking the bus (the uid cache),
- * for requests refused before authorization. */
-void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret);
 /* A request refused: one AUDIT_REFUSED record. */
 void audit_refused(struct daemon *d, const char *operation, const char *object, const char *attribute,
                    const char *new_value, const sd_bus_error *error, const struct caller *caller);

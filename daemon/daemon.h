@@ -307,8 +307,9 @@ void auth_requests_free_all(struct daemon *d);
 bool auth_pending_of(struct daemon *d, const char *sender);
 /* The caller's uid if the cache knows it (1), else 0. */
 int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret);
-/* Its uid and pid (1), or 0 leaving them untouched. */
-int auth_cached_creds(struct daemon *d, const char *sender, uid_t *ret_uid, pid_t *ret_pid);
+/* The caller of m as far as known without asking the bus (the uid cache),
+ * for requests refused before authorization and their audit record. */
+void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret);
 /* Watch callers leaving the bus (NameOwnerChanged). */
 int auth_setup(struct daemon *d);
 void uid_cache_done(struct daemon *d);

@@ -180,8 +180,10 @@ int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret) {
         return sender ? uid_cache_get(d, sender, ret, &pid) : 0;
 }
 
-int auth_cached_creds(struct daemon *d, const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
-        return sender ? uid_cache_get(d, sender, ret_uid, ret_pid) : 0;
+void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret) {
+        *ret = (struct caller) { .bus_name = sd_bus_message_get_sender(m), .uid = (uid_t) -1 };
+        if (ret->bus_name)
+                (void) uid_cache_get(d, ret->bus_name, &ret->uid, &ret->pid);
 }
 
 void uid_cache_done(struct daemon *d) {
