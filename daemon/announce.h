@@ -19,6 +19,7 @@ enum change_kind {
         CHANGE_DEVICE_DRIVER,   /* object, path, new_value: its driver's path, or "/" */
         CHANGE_MODULE,          /* old_value, new_value: its state (Module.State) */
         CHANGE_LISTS,           /* the lists of objects as announced on the bus */
+        CHANGE_CALLER_GONE,     /* name: a caller's unique name that left the bus */
         _CHANGE_KIND_MAX,
 };
 

@@ -255,8 +255,9 @@ extern const sd_bus_vtable manager_vtable[];
  * waited for one is answered and recorded, and claims the change. */
 void waiters_on_change(struct change *c, void *userdata);
 void waiters_free_all(struct daemon *d);
-/* A caller left the bus: its requests waiting for a device are dropped. */
-void waiters_sender_gone(struct daemon *d, const char *sender);
+/* A caller left the bus (announce.h): its requests waiting for a device
+ * are dropped. */
+void waiters_on_caller_gone(struct change *c, void *userdata);
 
 /* module.c */
 extern const sd_bus_vtable module_vtable[];

@@ -221,6 +221,7 @@ static int subscribe_listeners(struct daemon *d) {
                 { CHANGE_MODULE, audit_on_change },
                 { CHANGE_MODULE, status_on_change },
                 { CHANGE_LISTS, status_on_change },
+                { CHANGE_CALLER_GONE, waiters_on_caller_gone },
         };
         int r;
 

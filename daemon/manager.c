@@ -92,10 +92,12 @@ void waiters_free_all(struct daemon *d) {
                 waiter_free(d->waiters);
 }
 
-void waiters_sender_gone(struct daemon *d, const char *sender) {
+void waiters_on_caller_gone(struct change *c, void *userdata) {
+        struct daemon *d = userdata;
+
         for (struct device_waiter *w = d->waiters, *next; w; w = next) {
                 next = w->next;
-                if (streq_ptr(sd_bus_message_get_sender(w->m), sender))
+                if (streq_ptr(sd_bus_message_get_sender(w->m), c->name))
                         waiter_free(w);
         }
 }

@@ -499,7 +499,7 @@ static int name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *r
         if (n > 0)
                 log_debug("%s left the bus: dropped %u request(s) waiting for authorization.", name, n);
         uid_cache_forget(d, name);
-        waiters_sender_gone(d, name);
+        announce(&d->announcer, &(struct change) { .kind = CHANGE_CALLER_GONE, .name = name });
         return 0;
 }
 
