@@ -206,10 +206,10 @@ static int subscribe_listeners(struct daemon *d) {
                  * end of the loop iteration. Then the waiter: it answers
                  * the request that asked for the device and claims it,
                  * and the audit trail then records as seen from the
-                 * kernel only the devices no request claimed. All run
-                 * after the change's own bus signal (sent where it is
-                 * seen): a client answered by AddDevice already has the
-                 * device's InterfacesAdded. */
+                 * kernel only the devices no request claimed. These run
+                 * after the object's InterfacesAdded/Removed (sent where
+                 * the change is seen): a client answered by AddDevice
+                 * already has the device's InterfacesAdded. */
                 { CHANGE_OBJECT_ADDED, lists_on_change },
                 { CHANGE_OBJECT_ADDED, waiters_on_change },
                 { CHANGE_OBJECT_ADDED, audit_on_change },
