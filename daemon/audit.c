@@ -222,11 +222,6 @@ void audit_log(struct daemon *d, const struct audit_record *rec) {
                 audit_write(rec);
 }
 
-void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret) {
-        *ret = (struct caller) { .bus_name = sd_bus_message_get_sender(m), .uid = (uid_t) -1 };
-        (void) auth_cached_creds(d, ret->bus_name, &ret->uid, &ret->pid);
-}
-
 void audit_refused(struct daemon *d, const char *operation, const char *object, const char *attribute,
                    const char *new_value, const sd_bus_error *error, const struct caller *caller) {
         audit_log(d, &(struct audit_record) {
@@ -238,6 +233,69 @@ void audit_refused(struct daemon *d, const char *operation, const char *object, 
                 .error = error,
                 .caller = caller,
         });
+}
+
+/* A value changed that no request of sbdd's wrote (a direct write to
+ * sysfs, or the kernel's own doing). Not the first read of a new object,
+ * nor values only root may read. */
+static void audit_seen_attribute(struct daemon *d, const struct change *c) {
+        if (!d->ready || d->audit_own_change || !c->old_value || !c->new_value || c->hidden)
+                return;
+        audit_log(d, &(struct audit_record) {
+                .kind = AUDIT_SET,
+                .operation = "uevent",
+                .object = c->path,
+                .attribute = c->attribute,
+                .old_value = c->old_value,
+                .new_value = c->new_value,
+        });
+}
+
+/* A device no AddDevice or RemoveDevice waited for: another process's
+ * new_device or delete_device, or the module's own at load time. */
+static void audit_seen_device(struct daemon *d, const struct change *c) {
+        bool added = c->kind == CHANGE_OBJECT_ADDED;
+
+        if (c->claimed || !d->ready || c->object_kind != OBJECT_DEVICE || !c->name)
+                return;
+        audit_log(d, &(struct audit_record) {
+                .kind = added ? AUDIT_DEVICE_ADDED : AUDIT_DEVICE_REMOVED,
+                .operation = "uevent",
+                .object = c->path,
+        });
+}
+
+/* The module came or went, not by a Load or Unload of sbdd's (whose
+ * own record says so): modprobe, rmmod, another program. */
+static void audit_seen_module(struct daemon *d, const struct change *c) {
+        bool loaded = streq(c->new_value, "live"), unloaded = streq(c->new_value, "unloaded");
+
+        if (!d->ready || d->module_ops || !c->old_value || streq(c->old_value, c->new_value) || !(loaded || unloaded))
+                return;
+        audit_log(d, &(struct audit_record) {
+                .kind = loaded ? AUDIT_MODULE_LOADED : AUDIT_MODULE_UNLOADED,
+                .operation = "uevent",
+                .object = SBD_MODULE_PATH,
+                .attribute = "initstate",
+                .old_value = c->old_value,
+                .new_value = c->new_value,
+        });
+}
+
+void audit_on_change(struct change *c, void *userdata) {
+        struct daemon *d = userdata;
+
+        switch (c->kind) {
+        case CHANGE_ATTRIBUTE:
+                return audit_seen_attribute(d, c);
+        case CHANGE_OBJECT_ADDED:
+        case CHANGE_OBJECT_REMOVED:
+                return audit_seen_device(d, c);
+        case CHANGE_MODULE:
+                return audit_seen_module(d, c);
+        default:
+                return;
+        }
 }
 
 void audit_done(struct daemon *d) {

@@ -43,10 +43,11 @@ struct audit_record {
 };
 
 void audit_log(struct daemon *d, const struct audit_record *rec);
-/* The caller of m as far as known without asking the bus (the uid cache),
- * for requests refused before authorization. */
-void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret);
 /* A request refused: one AUDIT_REFUSED record. */
 void audit_refused(struct daemon *d, const char *operation, const char *object, const char *attribute,
                    const char *new_value, const sd_bus_error *error, const struct caller *caller);
+/* Listens to the changes sbdd sees (announce.h): each one that no request
+ * of sbdd's made or claimed is recorded with SBD_ORIGIN=kernel. */
+struct change;
+void audit_on_change(struct change *c, void *userdata);
 void audit_done(struct daemon *d);

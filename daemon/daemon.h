@@ -10,6 +10,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "announce.h"
 #include "attr.h"
 #include "audit.h"
 #include "config.h"
@@ -162,6 +163,9 @@ struct daemon {
 
         char *status;     /* the last STATUS= sent to systemd */
 
+        /* who hears of each kind of change (announce.c; main.c subscribes) */
+        struct announcer announcer;
+
         /* audit records per kind in the current interval (audit.c) */
         struct audit_window {
                 uint64_t begin;
@@ -192,9 +196,6 @@ static inline const char *object_kind_prefix(enum object_kind kind) {
         return kind == OBJECT_DRIVER ? SBD_DRIVERS_PATH : SBD_DEVICES_PATH;
 }
 
-/* main.c */
-void daemon_update_status(struct daemon *d);
-
 /* objects.c: the mirrored tree */
 /* livefds.c: read a live attribute, keeping its fd for the next Get. */
 ssize_t live_fds_read(struct live_fds *l, struct sbd_object *o, struct attr_value *v, const char *file, char *buf);
@@ -215,9 +216,10 @@ int object_refresh(struct sbd_object *o);
 int object_refresh_attr(struct sbd_object *o, size_t index);
 /* The object's sysfs directory is no longer there (or was replaced). */
 bool object_gone(struct sbd_object *o);
-/* Make the tree equal sysfs: add, remove and refresh, with signals. */
+/* Make the tree equal sysfs: add, remove and refresh, with signals. The
+ * module's own object is module_emit_changes()'s: callers follow a
+ * successful sync with it. */
 int tree_sync(struct daemon *d);
-int tree_sync_full(struct daemon *d, bool module_removed);
 /* Only add devices that appeared (cheap at 10,000 devices). */
 int tree_scan_new_devices(struct daemon *d);
 int tree_sync_drivers(struct daemon *d);
@@ -233,9 +235,10 @@ void modes_watch(struct sbd_object *o);
 void modes_unwatch(struct sbd_object *o);
 
 /* lists.c: Manager.Drivers/Devices and Driver.Devices signals */
-void tree_lists_changed(struct daemon *d);
+/* Listens to objects added and removed and devices bound or unbound
+ * (announce.h): the lists are compared at the end of the iteration. */
+void lists_on_change(struct change *c, void *userdata);
 void lists_init(struct daemon *d);
-void lists_init_driver(struct daemon *d, struct sbd_object *driver);
 void lists_done(struct daemon *d);
 
 /* resend.c: PropertiesChanged the kernel would not carry, sent again */
@@ -253,12 +256,13 @@ int append_object_paths(sd_bus_message *reply, struct object_set *set, const cha
 
 /* manager.c */
 extern const sd_bus_vtable manager_vtable[];
-/* Whether a request waited for it (it is then answered and recorded). */
-bool waiters_object_added(struct daemon *d, struct sbd_object *o);
-bool waiters_object_removed(struct daemon *d, const char *name, const char *path);
+/* Listens to devices added and removed (announce.h): the request that
+ * waited for one is answered and recorded, and claims the change. */
+void waiters_on_change(struct change *c, void *userdata);
 void waiters_free_all(struct daemon *d);
-/* A caller left the bus: its requests waiting for a device are dropped. */
-void waiters_sender_gone(struct daemon *d, const char *sender);
+/* A caller left the bus (announce.h): its requests waiting for a device
+ * are dropped. */
+void waiters_on_caller_gone(struct change *c, void *userdata);
 
 /* module.c */
 extern const sd_bus_vtable module_vtable[];
@@ -313,8 +317,9 @@ void auth_requests_free_all(struct daemon *d);
 bool auth_pending_of(struct daemon *d, const char *sender);
 /* The caller's uid if the cache knows it (1), else 0. */
 int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret);
-/* Its uid and pid (1), or 0 leaving them untouched. */
-int auth_cached_creds(struct daemon *d, const char *sender, uid_t *ret_uid, pid_t *ret_pid);
+/* The caller of m as far as known without asking the bus (the uid cache),
+ * for requests refused before authorization and their audit record. */
+void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret);
 /* Watch callers leaving the bus (NameOwnerChanged). */
 int auth_setup(struct daemon *d);
 void uid_cache_done(struct daemon *d);

@@ -58,11 +58,11 @@ static int lists_handler(sd_event_source *s, void *userdata) {
                  * remove uevent queued. */
                 (void) object_refresh(drv);
         }
-        daemon_update_status(d); /* the device count in STATUS= */
+        announce(&d->announcer, &(struct change) { .kind = CHANGE_LISTS });
         return 0;
 }
 
-void tree_lists_changed(struct daemon *d) {
+static void lists_changed(struct daemon *d) {
         int r;
 
         if (!d->ready)
@@ -77,9 +77,17 @@ void tree_lists_changed(struct daemon *d) {
         (void) sd_event_source_set_enabled(d->lists_event, SD_EVENT_ONESHOT);
 }
 
-void lists_init_driver(struct daemon *d, struct sbd_object *driver) {
+static void lists_init_driver(struct daemon *d, struct sbd_object *driver) {
         /* Its InterfacesAdded carries the list as it is now. */
         driver->devices_fingerprint = list_fingerprint(&d->objects[OBJECT_DEVICE], driver->path);
+}
+
+void lists_on_change(struct change *c, void *userdata) {
+        struct daemon *d = userdata;
+
+        if (c->kind == CHANGE_OBJECT_ADDED && c->object_kind == OBJECT_DRIVER)
+                lists_init_driver(d, c->object);
+        lists_changed(d);
 }
 
 void lists_init(struct daemon *d) {

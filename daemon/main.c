@@ -176,8 +176,8 @@ static void bump_nofile(void) {
 
 /* STATUS= for `systemctl status`: sent at READY and whenever the device
  * count or the module's state changes (once per loop iteration at most:
- * the callers are the deferred list signal and the module's uevent). */
-void daemon_update_status(struct daemon *d) {
+ * the changes are the deferred list signal's and the module's uevent's). */
+static void daemon_update_status(struct daemon *d) {
         _cleanup_free_ char *s = NULL;
 
         if (!d->ready)
@@ -190,6 +190,47 @@ void daemon_update_status(struct daemon *d) {
         (void) sd_notifyf(false, "STATUS=%s", s);
         free(d->status);
         d->status = TAKE_PTR(s);
+}
+
+static void status_on_change(struct change *c, void *userdata) {
+        daemon_update_status(userdata);
+}
+
+/* Who hears of which change, in the order each must hear it. */
+static int subscribe_listeners(struct daemon *d) {
+        static const struct subscription {
+                enum change_kind kind;
+                change_listener_t fn;
+        } table[] = {
+                /* The lists only mark themselves to be compared at the
+                 * end of the loop iteration. Then the waiter: it answers
+                 * the request that asked for the device and claims it,
+                 * and the audit trail then records as seen from the
+                 * kernel only the devices no request claimed. These run
+                 * after the object's InterfacesAdded/Removed (sent where
+                 * the change is seen): a client answered by AddDevice
+                 * already has the device's InterfacesAdded. */
+                { CHANGE_OBJECT_ADDED, lists_on_change },
+                { CHANGE_OBJECT_ADDED, waiters_on_change },
+                { CHANGE_OBJECT_ADDED, audit_on_change },
+                { CHANGE_OBJECT_REMOVED, lists_on_change },
+                { CHANGE_OBJECT_REMOVED, waiters_on_change },
+                { CHANGE_OBJECT_REMOVED, audit_on_change },
+                { CHANGE_DEVICE_DRIVER, lists_on_change },
+                { CHANGE_ATTRIBUTE, audit_on_change },
+                { CHANGE_MODULE, audit_on_change },
+                { CHANGE_MODULE, status_on_change },
+                { CHANGE_LISTS, status_on_change },
+                { CHANGE_CALLER_GONE, waiters_on_caller_gone },
+        };
+        int r;
+
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                r = announce_subscribe(&d->announcer, table[i].kind, table[i].fn, d);
+                if (r < 0)
+                        return log_error_errno(r, "Cannot subscribe to changes: %m");
+        }
+        return 0;
 }
 
 static void daemon_done(struct daemon *d) {
@@ -229,6 +270,9 @@ static int run(struct daemon *d) {
         if (chdir("/") < 0)
                 return log_error_errno(-errno, "Cannot chdir to /: %m");
         bump_nofile();
+        r = subscribe_listeners(d);
+        if (r < 0)
+                return r;
 
         sigemptyset(&mask);
         sigaddset(&mask, SIGTERM);
@@ -295,6 +339,7 @@ static int run(struct daemon *d) {
         r = tree_sync(d);
         if (r < 0)
                 return log_error_errno(r, "Cannot enumerate sbd devices: %m");
+        module_emit_changes(d, false);
         d->ready = true;
         lists_init(d);
 

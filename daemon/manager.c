@@ -92,10 +92,12 @@ void waiters_free_all(struct daemon *d) {
                 waiter_free(d->waiters);
 }
 
-void waiters_sender_gone(struct daemon *d, const char *sender) {
+void waiters_on_caller_gone(struct change *c, void *userdata) {
+        struct daemon *d = userdata;
+
         for (struct device_waiter *w = d->waiters, *next; w; w = next) {
                 next = w->next;
-                if (streq_ptr(sd_bus_message_get_sender(w->m), sender))
+                if (streq_ptr(sd_bus_message_get_sender(w->m), c->name))
                         waiter_free(w);
         }
 }
@@ -169,7 +171,7 @@ static int waiter_add(struct daemon *d, sd_bus_message *m, const char *name, boo
         return 0;
 }
 
-bool waiters_object_added(struct daemon *d, struct sbd_object *o) {
+static bool waiters_object_added(struct daemon *d, struct sbd_object *o) {
         if (o->kind != OBJECT_DEVICE)
                 return false;
         for (struct device_waiter *w = d->waiters; w; w = w->next) {
@@ -183,7 +185,7 @@ bool waiters_object_added(struct daemon *d, struct sbd_object *o) {
         return false;
 }
 
-bool waiters_object_removed(struct daemon *d, const char *name, const char *path) {
+static bool waiters_object_removed(struct daemon *d, const char *name, const char *path) {
         bool found = false;
 
         for (struct device_waiter *w = d->waiters, *next; w; w = next) {
@@ -196,6 +198,17 @@ bool waiters_object_removed(struct daemon *d, const char *name, const char *path
                 }
         }
         return found;
+}
+
+void waiters_on_change(struct change *c, void *userdata) {
+        struct daemon *d = userdata;
+
+        if (c->object_kind != OBJECT_DEVICE || !c->name)
+                return;
+        if (c->kind == CHANGE_OBJECT_ADDED)
+                c->claimed = waiters_object_added(d, c->object);
+        else if (c->kind == CHANGE_OBJECT_REMOVED)
+                c->claimed = waiters_object_removed(d, c->name, c->path);
 }
 
 static struct sbd_object *first_driver(struct daemon *d) {

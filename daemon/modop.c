@@ -111,7 +111,8 @@ static void module_op_finish(struct daemon *d, const struct module_op_result *re
                  * and the disks exist or are gone now, whatever uevents
                  * are still on their way. Which exist is all the reply
                  * needs: their values are current already. */
-                (void) tree_sync_presence(d);
+                if (tree_sync_presence(d) >= 0)
+                        module_emit_changes(d, false);
                 (void) sd_bus_reply_method_return(op->m, NULL);
                 module_op_audit(d, op, NULL);
         }

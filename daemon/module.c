@@ -100,27 +100,11 @@ static char *params_flatten(char **l) {
         return s;
 }
 
-/* The module came or went, not by a Load or Unload of sbdd's (whose
- * own record says so): modprobe, rmmod, another program. */
-static void module_audit_seen(struct daemon *d, const char *old, const char *state) {
-        bool loaded = streq(state, "live"), unloaded = streq(state, "unloaded");
-
-        if (!d->ready || d->module_ops || !old || !(loaded || unloaded))
-                return;
-        audit_log(d, &(struct audit_record) {
-                .kind = loaded ? AUDIT_MODULE_LOADED : AUDIT_MODULE_UNLOADED,
-                .operation = "uevent",
-                .object = SBD_MODULE_PATH,
-                .attribute = "initstate",
-                .old_value = old,
-                .new_value = state,
-        });
-}
-
 void module_emit_changes(struct daemon *d, bool removed) {
-        _cleanup_free_ char *state = NULL, *flat = NULL;
+        _cleanup_free_ char *state = NULL, *flat = NULL, *old_state = NULL;
         _cleanup_strv_free_ char **params = NULL;
         const char *names[3] = {};
+        bool state_changed = false;
         size_t n = 0;
 
         /* The kernel sends the module's "remove" uevent before it deletes
@@ -143,8 +127,8 @@ void module_emit_changes(struct daemon *d, bool removed) {
         if (!flat)
                 return (void) log_oom();
         if (!streq_ptr(d->module_state, state)) {
-                module_audit_seen(d, d->module_state, state);
-                free(d->module_state);
+                old_state = TAKE_PTR(d->module_state);
+                state_changed = true;
                 d->module_state = TAKE_PTR(state);
                 names[n++] = "State";
                 log_info("Module %s is %s.", SBD_MODULE_NAME, d->module_state);
@@ -156,9 +140,15 @@ void module_emit_changes(struct daemon *d, bool removed) {
                 d->module_param_list = TAKE_PTR(params);
                 names[n++] = "Parameters";
         }
-        if (n > 0 && d->ready)
+        if (n == 0)
+                return;
+        if (d->ready)
                 (void) sd_bus_emit_properties_changed_strv(d->bus, SBD_MODULE_PATH, SBD_MODULE_INTERFACE, (char **) names);
-        daemon_update_status(d);
+        announce(&d->announcer, &(struct change) {
+                .kind = CHANGE_MODULE,
+                .old_value = state_changed ? old_state : d->module_state, /* NULL: the first look */
+                .new_value = d->module_state,
+        });
 }
 
 static int kmod_error(sd_bus_error *error, int r, const char *what) {

@@ -160,24 +160,6 @@ static bool attr_value_update(struct attr_value *v, const char *text, int error,
         return true;
 }
 
-/* A value changed that no request of sbdd's wrote: record it as seen
- * (a direct write to sysfs, or the kernel's own doing). Not the first
- * read of a new object, nor values only root may read. */
-static void attr_audit_seen(struct sbd_object *o, const struct attr_value *v, const char *old) {
-        struct daemon *d = o->daemon;
-
-        if (!d->ready || d->audit_own_change || !old || !v->text || v->hidden)
-                return;
-        audit_log(d, &(struct audit_record) {
-                .kind = AUDIT_SET,
-                .operation = "uevent",
-                .object = o->path,
-                .attribute = d->tables[o->kind].defs[v->index].file,
-                .old_value = old,
-                .new_value = v->text,
-        });
-}
-
 bool object_gone(struct sbd_object *o) {
         return !sysfs_same_dir(o->syspath, o->st_dev, o->st_ino);
 }
@@ -215,7 +197,18 @@ static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) 
         /* Modes change without any event (chmod): every read looks. */
         if (n >= 0)
                 v->hidden = !attr_mode_is_shown(mode);
-        attr_audit_seen(o, v, old);
+        if (*changed)
+                announce(&o->daemon->announcer, &(struct change) {
+                        .kind = CHANGE_ATTRIBUTE,
+                        .object_kind = o->kind,
+                        .object = o,
+                        .name = o->name,
+                        .path = o->path,
+                        .attribute = def->file,
+                        .old_value = old,
+                        .new_value = v->text,
+                        .hidden = v->hidden,
+                });
         *changed = *changed || v->hidden != was_hidden;
         return 0;
 }
@@ -311,7 +304,9 @@ static void device_read_links(struct sbd_object *o, char **names, size_t *n) {
         }
         if (free_and_strdup(&o->driver_path, driver_path ?: "/") > 0) {
                 names[(*n)++] = "Driver";
-                tree_lists_changed(o->daemon); /* the drivers' Devices */
+                announce(&o->daemon->announcer, &(struct change) {
+                        .kind = CHANGE_DEVICE_DRIVER, .object_kind = o->kind, .object = o,
+                        .name = o->name, .path = o->path, .new_value = o->driver_path });
         }
         if (free_and_strdup(&o->block_device, block_device ?: "") > 0)
                 names[(*n)++] = "BlockDevice";
@@ -469,15 +464,9 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
                 r = sd_bus_emit_object_added(d->bus, o->path);
                 if (r < 0)
                         log_warning_errno(r, "Failed to emit InterfacesAdded for %s: %m", o->path);
-                tree_lists_changed(d);
         }
-        if (kind == OBJECT_DRIVER)
-                lists_init_driver(d, o);
-        /* A device no AddDevice waits for: another's new_device, or the
-         * module's own at load time. */
-        if (!waiters_object_added(d, o) && d->ready && kind == OBJECT_DEVICE)
-                audit_log(d, &(struct audit_record) {
-                        .kind = AUDIT_DEVICE_ADDED, .operation = "uevent", .object = o->path });
+        announce(&d->announcer, &(struct change) {
+                .kind = CHANGE_OBJECT_ADDED, .object_kind = kind, .object = o, .name = o->name, .path = o->path });
         if (ret)
                 *ret = o;
         return 1;
@@ -498,10 +487,9 @@ void tree_remove(struct daemon *d, struct sbd_object *o) {
         }
         set_remove(&d->objects[kind], o);
         object_free(o);
-        tree_lists_changed(d);
-        if (name && kind == OBJECT_DEVICE && !waiters_object_removed(d, name, path) && d->ready)
-                audit_log(d, &(struct audit_record) {
-                        .kind = AUDIT_DEVICE_REMOVED, .operation = "uevent", .object = path });
+        /* name and path are NULL only when out of memory. */
+        announce(&d->announcer, &(struct change) {
+                .kind = CHANGE_OBJECT_REMOVED, .object_kind = kind, .name = name, .path = path });
 }
 
 static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, bool full) {
@@ -546,20 +534,12 @@ static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, b
 }
 
 int tree_sync(struct daemon *d) {
-        return tree_sync_full(d, false);
-}
-
-int tree_sync_full(struct daemon *d, bool module_removed) {
         int r;
 
         r = sync_kind(d, OBJECT_DRIVER, SYSFS_DRIVERS_DIR, true);
         if (r < 0)
                 return r;
-        r = sync_kind(d, OBJECT_DEVICE, SYSFS_DEVICES_DIR, true);
-        if (r < 0)
-                return r;
-        module_emit_changes(d, module_removed);
-        return 0;
+        return sync_kind(d, OBJECT_DEVICE, SYSFS_DEVICES_DIR, true);
 }
 
 void object_mode_changed(struct sbd_object *o, const char *file) {
@@ -607,9 +587,5 @@ int tree_sync_presence(struct daemon *d) {
                 if (object_gone(o))
                         tree_remove(d, o);
         }
-        r = tree_scan_new_devices(d);
-        if (r < 0)
-                return r;
-        module_emit_changes(d, false);
-        return 0;
+        return tree_scan_new_devices(d);
 }

@@ -180,8 +180,10 @@ int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret) {
         return sender ? uid_cache_get(d, sender, ret, &pid) : 0;
 }
 
-int auth_cached_creds(struct daemon *d, const char *sender, uid_t *ret_uid, pid_t *ret_pid) {
-        return sender ? uid_cache_get(d, sender, ret_uid, ret_pid) : 0;
+void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret) {
+        *ret = (struct caller) { .bus_name = sd_bus_message_get_sender(m), .uid = (uid_t) -1 };
+        if (ret->bus_name)
+                (void) uid_cache_get(d, ret->bus_name, &ret->uid, &ret->pid);
 }
 
 void uid_cache_done(struct daemon *d) {
@@ -497,7 +499,7 @@ static int name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *r
         if (n > 0)
                 log_debug("%s left the bus: dropped %u request(s) waiting for authorization.", name, n);
         uid_cache_forget(d, name);
-        waiters_sender_gone(d, name);
+        announce(&d->announcer, &(struct change) { .kind = CHANGE_CALLER_GONE, .name = name });
         return 0;
 }
 

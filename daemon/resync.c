@@ -151,7 +151,8 @@ void resync_request(struct daemon *d) {
                 /* No timer: re-read now, at once, rather than stay wrong. */
                 log_warning_errno(r, "Cannot schedule the re-read of sysfs, doing it now: %m");
                 d->resync_overruns = 0;
-                (void) tree_sync(d);
+                if (tree_sync(d) >= 0)
+                        module_emit_changes(d, false);
         }
 }
 

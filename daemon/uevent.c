@@ -98,6 +98,12 @@ static void handle_driver(struct daemon *d, struct udev_device *dev, const char 
         (void) tree_add(d, OBJECT_DRIVER, syspath, NULL);
 }
 
+/* The whole tree and then the module's object, as they are now. */
+static void sync_all(struct daemon *d, bool module_removed) {
+        if (tree_sync(d) >= 0)
+                module_emit_changes(d, module_removed);
+}
+
 static void handle_event(struct daemon *d, struct udev_device *dev) {
         const char *action = udev_device_get_action(dev);
         const char *subsystem = udev_device_get_subsystem(dev);
@@ -118,9 +124,8 @@ static void handle_event(struct daemon *d, struct udev_device *dev) {
         else if ((streq(subsystem, "module") || streq(subsystem, "bus")) && streq(sysname, SBD_MODULE_NAME))
                 /* The module (and with it the bus) came or went: the
                  * children have their own events, but make sure. */
-                (void) tree_sync_full(d, streq(subsystem, "module") && streq(action, "remove") &&
-                                         !(udev_device_get_property_value(dev, "SYNTH_UUID") &&
-                                           module_driver_present()));
+                sync_all(d, streq(subsystem, "module") && streq(action, "remove") &&
+                            !(udev_device_get_property_value(dev, "SYNTH_UUID") && module_driver_present()));
 }
 
 /* Uevents handled per wake-up. The socket holds up to 128 MiB of them:
