@@ -128,17 +128,20 @@ static void handle_event(struct daemon *d, struct udev_device *dev) {
                             !(udev_device_get_property_value(dev, "SYNTH_UUID") && module_driver_present()));
 }
 
-/* Uevents handled per wake-up. The socket holds up to 128 MiB of them:
- * drained in one go, 10,000 "change" events kept the loop from the bus
- * for 9 s (1 vCPU, daemon-scale's storm). The fd stays readable, and
- * sd-event dispatches the bus, pending since longer, before coming back:
- * a call waits for one batch at most. */
+/* Uevents handled per wake-up: at most 64, and no more once 50 ms have
+ * gone (a slow machine, the debug kernel). The socket holds up to
+ * 128 MiB of them: drained in one go, 10,000 "change" events kept the
+ * loop from the bus for 9 s (1 vCPU, daemon-scale's storm). The fd stays
+ * readable, and sd-event dispatches the bus, pending since longer,
+ * before coming back: a call waits for one batch at most. */
 #define UEVENT_BATCH 64
+#define UEVENT_BATCH_USEC (50 * 1000)
 
 static int monitor_handler(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
         struct daemon *d = userdata;
+        uint64_t start = monotonic_usec();
 
-        for (unsigned n = 0; n < UEVENT_BATCH; n++) {
+        for (unsigned n = 0; n < UEVENT_BATCH && monotonic_usec() - start < UEVENT_BATCH_USEC; n++) {
                 struct udev_device *dev;
 
                 errno = 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include <stdarg.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -116,4 +117,11 @@ int log_full_errno(int level, int error, const char *fmt, ...) {
         log_write(level, fmt, ap);
         va_end(ap);
         return error;
+}
+
+uint64_t monotonic_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
 }

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -90,3 +91,6 @@ int log_full_errno(int level, int error, const char *fmt, ...) _printf_(3, 4);
 #define log_error_errno(e, ...) log_full_errno(LOG_ERR, e, __VA_ARGS__)
 
 #define log_oom() log_error_errno(-ENOMEM, "Out of memory.")
+
+/* CLOCK_MONOTONIC in µs: for measuring how long a piece of work took. */
+uint64_t monotonic_usec(void);
