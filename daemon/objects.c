@@ -534,9 +534,8 @@ static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, b
 }
 
 int tree_sync(struct daemon *d) {
-        int r;
+        int r = tree_sync_drivers(d);
 
-        r = sync_kind(d, OBJECT_DRIVER, SYSFS_DRIVERS_DIR, true);
         if (r < 0)
                 return r;
         return sync_kind(d, OBJECT_DEVICE, SYSFS_DEVICES_DIR, true);
