@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The Ansible collection sbd.sbd (clients/ansible) against the real sbdd:
 ansible-playbook -c local (ansible-core), the collection found through
-ANSIBLE_COLLECTIONS_PATH, results read from Ansible's json callback.
+ANSIBLE_COLLECTIONS_PATH, results read from the tests' own JSON callback (tests/ansible).
 sbd_info's facts equal the test bed's sysfs; sbd_device sets a label that
 reaches sysfs, and the same run again changes nothing (changed=0, no
 write); --check --diff shows the change and writes nothing; values
@@ -36,6 +36,9 @@ class Playbooks(sbdtest.SbdTestCase):
         collection = os.environ.get('SBD_ANSIBLE_COLLECTION')
         if not collection or not os.path.isfile(os.path.join(collection, 'galaxy.yml')):
             raise RuntimeError('$SBD_ANSIBLE_COLLECTION must name clients/ansible (meson sets it)')
+        cls.callbacks = os.environ.get('SBD_ANSIBLE_CALLBACKS')
+        if not cls.callbacks or not os.path.isfile(os.path.join(cls.callbacks, 'sbd_results.py')):
+            raise RuntimeError('$SBD_ANSIBLE_CALLBACKS must name tests/ansible (meson sets it)')
         if not shutil.which('ansible-playbook'):
             raise RuntimeError('ansible-playbook is not installed (Debian package ansible-core)')
         cls.home = tempfile.mkdtemp(prefix='sbd-ansible-')
@@ -56,7 +59,8 @@ class Playbooks(sbdtest.SbdTestCase):
         env = sbdtest.env_outside_testbed()
         env.update({
             'ANSIBLE_COLLECTIONS_PATH': os.path.join(self.home, 'collections'),
-            'ANSIBLE_STDOUT_CALLBACK': 'json',
+            'ANSIBLE_CALLBACK_PLUGINS': self.callbacks,
+            'ANSIBLE_STDOUT_CALLBACK': 'sbd_results',
             'ANSIBLE_LOCAL_TEMP': os.path.join(self.home, 'tmp'),
             'ANSIBLE_REMOTE_TMP': os.path.join(self.home, 'remote-tmp'),
             'ANSIBLE_NOCOLOR': '1',

@@ -32,7 +32,8 @@ tstep() {
 }
 
 # play NAME PLAYBOOK [ARGS...]: ansible-playbook -c local on this guest;
-# its json callback's document in $SBD_TMP/NAME.json; returns its status.
+# its JSON document (tests/ansible/sbd_results.py) in $SBD_TMP/NAME.json;
+# returns its status.
 # Pipelining (the module on python3's stdin: no temporary directory, no
 # chmod, no rm, three execs less per task) and no become (the scenario is
 # root already; the integration test covers become): under TCG each exec
@@ -40,7 +41,8 @@ tstep() {
 play() {
 	local name=$1 book=$2 rc=0 t0=$SECONDS
 	shift 2
-	ANSIBLE_COLLECTIONS_PATH=$SBD_TMP/collections ANSIBLE_STDOUT_CALLBACK=json ANSIBLE_NOCOLOR=1 \
+	ANSIBLE_COLLECTIONS_PATH=$SBD_TMP/collections ANSIBLE_NOCOLOR=1 \
+		ANSIBLE_CALLBACK_PLUGINS=$SBD_SOURCE_DIR/tests/ansible ANSIBLE_STDOUT_CALLBACK=sbd_results \
 		ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCAL_TEMP=$SBD_TMP/ansible-tmp \
 		ANSIBLE_PIPELINING=1 \
 		ansible-playbook -c local -i localhost, -e sbd_hosts=localhost -e ansible_become=false \
