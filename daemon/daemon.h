@@ -176,8 +176,7 @@ struct daemon {
          * is that request's record, not one seen from the kernel */
         bool audit_own_change;
 
-        bool ready;       /* start-up enumeration done: emit signals */
-        bool need_resync; /* a uevent was lost */
+        bool ready; /* start-up enumeration done: emit signals */
         /* The re-read of sysfs that lost uevents call for (resync.c):
          * paced by when the last ended and what it cost (µs); done in
          * steps over the devices' names taken when it began. */
@@ -315,8 +314,6 @@ void auth_requests_free_all(struct daemon *d);
 /* Whether requests of this caller wait for authorization (a later one
  * must not overtake them). */
 bool auth_pending_of(struct daemon *d, const char *sender);
-/* The caller's uid if the cache knows it (1), else 0. */
-int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret);
 /* The caller of m as far as known without asking the bus (the uid cache),
  * for requests refused before authorization and their audit record. */
 void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret);

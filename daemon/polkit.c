@@ -174,12 +174,6 @@ static void uid_cache_put(struct daemon *d, const char *name, uid_t uid, pid_t p
         d->uid_cache_next = (d->uid_cache_next + 1) % ELEMENTSOF(d->uid_cache);
 }
 
-int auth_cached_uid(struct daemon *d, const char *sender, uid_t *ret) {
-        pid_t pid;
-
-        return sender ? uid_cache_get(d, sender, ret, &pid) : 0;
-}
-
 void caller_of_message(struct daemon *d, sd_bus_message *m, struct caller *ret) {
         *ret = (struct caller) { .bus_name = sd_bus_message_get_sender(m), .uid = (uid_t) -1 };
         if (ret->bus_name)

@@ -148,17 +148,14 @@ static int monitor_handler(sd_event_source *s, int fd, uint32_t revents, void *u
                 dev = udev_monitor_receive_device(d->monitor);
                 if (!dev) {
                         if (errno == ENOBUFS) {
-                                d->need_resync = true;
+                                /* Paced and coalesced there: every overrun is counted. */
+                                resync_request(d);
                                 continue;
                         }
                         break; /* EAGAIN: drained; other errors: a bad message, skipped */
                 }
                 handle_event(d, dev);
                 udev_device_unref(dev);
-        }
-        if (d->need_resync) {
-                d->need_resync = false;
-                resync_request(d);
         }
         return 0;
 }
