@@ -237,6 +237,7 @@ void modes_unwatch(struct sbd_object *o);
 /* Listens to objects added and removed and devices bound or unbound
  * (announce.h): the lists are compared at the end of the iteration. */
 void lists_on_change(struct change *c, void *userdata);
+void lists_recount(struct daemon *d);
 void lists_init(struct daemon *d);
 void lists_done(struct daemon *d);
 

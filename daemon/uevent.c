@@ -42,6 +42,8 @@ static void handle_device(struct daemon *d, struct udev_device *dev, const char 
         struct sbd_object *o = object_find(d, OBJECT_DEVICE, sysname);
         int changed;
 
+        if (streq(action, "add") || streq(action, "remove"))
+                lists_recount(d);
         if (streq(action, "remove")) {
                 if (o && streq(o->syspath, syspath) && believe_remove(dev, o))
                         tree_remove(d, o);

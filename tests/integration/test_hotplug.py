@@ -83,6 +83,31 @@ class Uevents(sbdtest.SbdTestCase):
         self.assertDBusError('org.freedesktop.DBus.Error.UnknownObject', self.get, device_path(5),
                              DEVICE_IFACE, 'Size')
 
+    def test_ndevices_follows_a_disk_gone_before_its_events(self):
+        # Seen in the debug guest's burst (adds and removes interleaved): sbdd
+        # read ndevices while a disk it had not yet heard of was counted, and
+        # that disk's events then came when it was gone, so no object came or
+        # went, nothing read ndevices again, and Ndevices stayed one too high.
+        tb = self.testbed
+        tb.add_device(6, size=1 << 20, event=False)  # counted, its events not yet read
+        tb.set_ndevices(4)
+        tb.add_device(5, size=1 << 20)
+        self.wait_for(lambda: self.get(DRIVER, DRIVER_IFACE, 'Ndevices') == 4,
+                      message='Ndevices read while sbd6 was counted')
+        os.kill(self.daemon.pid, signal.SIGSTOP)
+        try:
+            tb.uevent(tb.device_syspath(6), 'add')
+            tb.uevent(tb.device_syspath(6), 'bind')
+            tb.remove_device(6)
+            # in place of set_ndevices(): its chmod is a change sbdd's mode
+            # watch sees, and the kernel's count changes without one
+            tb.write('/sys/bus/sbd/drivers/sbd/ndevices', '3\n')
+        finally:
+            os.kill(self.daemon.pid, signal.SIGCONT)
+        self.wait_for(lambda: self.get(DRIVER, DRIVER_IFACE, 'Ndevices') == 3,
+                      message='Ndevices read again after the events of a disk already gone')
+        self.assertEqual(self.get(ROOT, MANAGER_IFACE, 'Devices'), [device_path(0), device_path(1), device_path(5)])
+
     def test_burst_longer_than_the_listeners_queue(self):
         # 40 devices while sbdd reads nothing: 120 events against a queue
         # of net.unix.max_dgram_qlen (10). umockdev's own sender exited the
