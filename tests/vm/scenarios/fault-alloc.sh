@@ -182,7 +182,7 @@ step "fail-nth on sbdd: every allocation of its Set path fails once"
 # A reply sbdd could not send is waited for 10 s, not gdbus's 25: a Set
 # answers in under 2 s here (debug kernel, sbdd under ASan). The files
 # are read without a fork (an exec costs 0.2-0.4 s on this kernel): the
-# sweep took 239 s of debug-fault's 530.
+# sweep took 239 s of debug-fault's 533 (run 15).
 results=() n=0 label_file=$(sbd_attr sbd0 label) dev_path=$(sbd_dev_path sbd0) label='' now='' left=0
 read_attr_to label "$label_file"
 while ((n < 200)); do
