@@ -13,14 +13,18 @@
 #   pool_weight NAME N                NAME takes N slots (default 1); a job
 #                                     that takes them all runs alone, once
 #                                     no lighter job is ready
+#   pool_paced NAME                   NAME's cost is its measured time on a
+#                                     reference run: the summary's pace line
+#                                     compares the two
 #   pool_run SLOTS                    run them all
 #   pool_record NAME LAYER RC SECS    record a step that ran outside the pool
-#   pool_summary WHY_FILE             the table of layers, then WHY_FILE
+#   pool_summary WHY_FILE             the table of layers, the pace, then
+#                                     WHY_FILE
 #   pool_all_passed                   status 0 when every job passed
 #   pool_stop                         kill the running jobs (INT, TERM)
 # A job may write one line to "$POOL_LOGS/NAME.note" for the summary.
 
-declare -A POOL_LAYER=() POOL_COST=() POOL_CMD=() POOL_NEEDS=() POOL_AFTER=() POOL_WEIGHT=()
+declare -A POOL_LAYER=() POOL_COST=() POOL_CMD=() POOL_NEEDS=() POOL_AFTER=() POOL_WEIGHT=() POOL_PACED=()
 declare -A POOL_STATE=() POOL_T0=() POOL_SECS=() POOL_PID_JOB=() POOL_LAYER_TESTS=() POOL_RANK=()
 POOL_ORDER=() POOL_LAYERS=()
 POOL_LOGS=${POOL_LOGS:-build/run-tests}
@@ -45,6 +49,7 @@ pool_job() {
 pool_needs() { POOL_NEEDS[$1]=$2; }
 pool_weight() { POOL_WEIGHT[$1]=$2; }
 pool_after() { POOL_AFTER[$1]=$2; }
+pool_paced() { POOL_PACED[$1]=1; }
 
 pool_record() {
 	local name=$1
@@ -196,6 +201,41 @@ pool_all_passed() {
 	done
 }
 
+# _pool_ratio PERCENT: 137 -> 1.37x
+_pool_ratio() { printf '%d.%02dx' $(($1 / 100)) $(($1 % 100)); }
+# _pool_median N...: the middle one of the numbers (the lower of two)
+_pool_median() { printf '%s\n' "$@" | sort -n | sed -n "$(((${#@} + 1) / 2))p"; }
+
+# pool_pace: how fast this machine ran today. The same job's time differs
+# between runs by more than any change of the suite (tests/README.md: the
+# host's other guests), so the summary says each paced job's time over its
+# reference (its cost), as a median per layer and in all: a slow run is
+# then seen as slow across the board, a regression as one job out of line.
+pool_pace() {
+	local name layer r all=() slowest='' fastest=''
+	local -A per=()
+	for name in "${POOL_ORDER[@]}"; do
+		[[ -n ${POOL_PACED[$name]:-} && ${POOL_STATE[$name]} == PASS ]] || continue
+		((${POOL_COST[$name]:-0} > 0)) || continue
+		r=$((POOL_SECS[$name] * 100 / POOL_COST[$name]))
+		all+=("$r")
+		layer=${POOL_LAYER[$name]}
+		per[$layer]+="$r "
+		[[ -n $slowest ]] && ((r <= ${slowest%% *})) || slowest="$r $name"
+		[[ -n $fastest ]] && ((r >= ${fastest%% *})) || fastest="$r $name"
+	done
+	((${#all[@]})) || return 0
+	printf '    pace: %s jobs took %s their reference time (median; ' "${#all[@]}" \
+		"$(_pool_ratio "$(_pool_median "${all[@]}")")"
+	for layer in "${POOL_LAYERS[@]}"; do
+		[[ -n ${per[$layer]:-} ]] || continue
+		# shellcheck disable=SC2086 # the list of numbers, split on purpose
+		printf '%s %s, ' "$layer" "$(_pool_ratio "$(_pool_median ${per[$layer]})")"
+	done
+	printf 'fastest %s %s, slowest %s %s)\n' "${fastest#* }" "$(_pool_ratio "${fastest%% *}")" \
+		"${slowest#* }" "$(_pool_ratio "${slowest%% *}")"
+}
+
 pool_summary() {
 	local layer name n failed secs result passed=0 nfailed=0 tests
 	printf '\n==> summary (%ss in all' "$SECONDS"
@@ -222,6 +262,7 @@ pool_summary() {
 		tests=${POOL_LAYER_TESTS[$layer]:--}
 		printf '    %-18s %-22s %6s %7s\n' "$layer" "$result" "$tests" "$secs"
 	done
+	pool_pace
 	for name in "${POOL_ORDER[@]}"; do
 		if [[ ${POOL_STATE[$name]} != PASS && ${POOL_LAYER[$name]} != "$name" ]]; then
 			printf '    failed: %s (%s): %s\n' "$name" "${POOL_LAYER[$name]}" "${POOL_STATE[$name]}"
