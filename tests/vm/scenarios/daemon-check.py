@@ -27,6 +27,7 @@ costs 1-2 s in the guest, so each subcommand does a whole check at once).
 
 import argparse
 import ctypes
+import functools
 import os
 import re
 import socket
@@ -60,6 +61,9 @@ def path_encode(prefix, name):
     return prefix + "/" + "".join(out)
 
 
+# Every disk has the same attribute names: one regex split per name, not
+# one per file (110,000 of them for 10,000 disks, under TCG).
+@functools.lru_cache(maxsize=None)
 def prop_name(file):
     parts = [p for p in re.split(r"[^A-Za-z0-9]+", file) if p]
     name = "".join(p[0].upper() + p[1:] for p in parts)
