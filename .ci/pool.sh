@@ -203,37 +203,38 @@ pool_all_passed() {
 
 # _pool_ratio PERCENT: 137 -> 1.37x
 _pool_ratio() { printf '%d.%02dx' $(($1 / 100)) $(($1 % 100)); }
-# _pool_median N...: the middle one of the numbers (the lower of two)
-_pool_median() { printf '%s\n' "$@" | sort -n | sed -n "$(((${#@} + 1) / 2))p"; }
 
 # pool_pace: how fast this machine ran today. The same job's time differs
 # between runs by more than any change of the suite (tests/README.md: the
-# host's other guests), so the summary says each paced job's time over its
-# reference (its cost), as a median per layer and in all: a slow run is
-# then seen as slow across the board, a regression as one job out of line.
+# host's other guests), so the summary gives the paced jobs' time over
+# their reference (their costs, added up), in all and per layer, and the
+# job furthest out of line each way: a slow run is then seen as slow
+# across the board, a regression as one job out of line. The run's time
+# over its pace is what it would take at the reference's speed.
 pool_pace() {
-	local name layer r all=() slowest='' fastest=''
-	local -A per=()
+	local name layer r secs=0 cost=0 slowest='' fastest=''
+	local -A per_secs=() per_cost=()
 	for name in "${POOL_ORDER[@]}"; do
 		[[ -n ${POOL_PACED[$name]:-} && ${POOL_STATE[$name]} == PASS ]] || continue
 		((${POOL_COST[$name]:-0} > 0)) || continue
-		r=$((POOL_SECS[$name] * 100 / POOL_COST[$name]))
-		all+=("$r")
 		layer=${POOL_LAYER[$name]}
-		per[$layer]+="$r "
+		secs=$((secs + POOL_SECS[$name])) cost=$((cost + POOL_COST[$name]))
+		per_secs[$layer]=$((${per_secs[$layer]:-0} + POOL_SECS[$name]))
+		per_cost[$layer]=$((${per_cost[$layer]:-0} + POOL_COST[$name]))
+		r=$((POOL_SECS[$name] * 100 / POOL_COST[$name]))
 		[[ -n $slowest ]] && ((r <= ${slowest%% *})) || slowest="$r $name"
 		[[ -n $fastest ]] && ((r >= ${fastest%% *})) || fastest="$r $name"
 	done
-	((${#all[@]})) || return 0
-	printf '    pace: %s jobs took %s their reference time (median; ' "${#all[@]}" \
-		"$(_pool_ratio "$(_pool_median "${all[@]}")")"
+	((cost > 0)) || return 0
+	printf '    pace: the guests took %s their reference time (%ss against %ss; ' \
+		"$(_pool_ratio $((secs * 100 / cost)))" "$secs" "$cost"
 	for layer in "${POOL_LAYERS[@]}"; do
-		[[ -n ${per[$layer]:-} ]] || continue
-		# shellcheck disable=SC2086 # the list of numbers, split on purpose
-		printf '%s %s, ' "$layer" "$(_pool_ratio "$(_pool_median ${per[$layer]})")"
+		[[ -n ${per_cost[$layer]:-} ]] || continue
+		printf '%s %s, ' "$layer" "$(_pool_ratio $((per_secs[$layer] * 100 / per_cost[$layer])))"
 	done
 	printf 'fastest %s %s, slowest %s %s)\n' "${fastest#* }" "$(_pool_ratio "${fastest%% *}")" \
 		"${slowest#* }" "$(_pool_ratio "${slowest%% *}")"
+	printf '    at the reference pace this run would take about %ss\n' $((SECONDS * cost / secs))
 }
 
 pool_summary() {
