@@ -225,7 +225,7 @@ pool_pace() {
 		[[ -n $slowest ]] && ((r <= ${slowest%% *})) || slowest="$r $name"
 		[[ -n $fastest ]] && ((r >= ${fastest%% *})) || fastest="$r $name"
 	done
-	((cost > 0)) || return 0
+	((cost > 0 && secs > 0)) || return 0
 	printf '    pace: the guests took %s their reference time (%ss against %ss; ' \
 		"$(_pool_ratio $((secs * 100 / cost)))" "$secs" "$cost"
 	for layer in "${POOL_LAYERS[@]}"; do
