@@ -18,8 +18,8 @@
 #                                     compares the two
 #   pool_run SLOTS                    run them all
 #   pool_record NAME LAYER RC SECS    record a step that ran outside the pool
-#   pool_summary WHY_FILE             the table of layers, the pace, then
-#                                     WHY_FILE
+#   pool_summary WHY_FILE             the table of layers, the pace, the
+#                                     host's speed (cpu-probe), then WHY_FILE
 #   pool_all_passed                   status 0 when every job passed
 #   pool_stop                         kill the running jobs (INT, TERM)
 # A job may write one line to "$POOL_LOGS/NAME.note" for the summary.
@@ -28,6 +28,8 @@ declare -A POOL_LAYER=() POOL_COST=() POOL_CMD=() POOL_NEEDS=() POOL_AFTER=() PO
 declare -A POOL_STATE=() POOL_T0=() POOL_SECS=() POOL_PID_JOB=() POOL_LAYER_TESTS=() POOL_RANK=()
 POOL_ORDER=() POOL_LAYERS=()
 POOL_LOGS=${POOL_LOGS:-build/run-tests}
+POOL_DIR=$(dirname "${BASH_SOURCE[0]}")
+POOL_PROBE_PID=''
 POOL_START=$SECONDS
 POOL_BUSY=0 POOL_WALL=0 POOL_SLOTS=0
 
@@ -157,6 +159,10 @@ pool_run() {
 	POOL_SLOTS=$1
 	mkdir -p "$POOL_LOGS"
 	_pool_rank
+	# The host's own speed, sampled beside the jobs (pool_summary).
+	rm -f "$POOL_LOGS/cpu-probe.txt"
+	"$POOL_DIR/cpu-probe" sample "$POOL_LOGS/cpu-probe.txt" &
+	POOL_PROBE_PID=$!
 	# Job control: each job gets a process group of its own (pool_stop).
 	set -m
 	while :; do
@@ -181,6 +187,8 @@ pool_run() {
 		used=$((used - w))
 	done
 	set +m
+	kill "$POOL_PROBE_PID" 2>/dev/null || true
+	wait "$POOL_PROBE_PID" 2>/dev/null || true
 	POOL_WALL=$((SECONDS - t0))
 	for name in "${POOL_ORDER[@]}"; do
 		[[ ${POOL_STATE[$name]} != queued ]] || POOL_STATE[$name]="FAIL (never ready)" POOL_SECS[$name]=0
@@ -189,6 +197,7 @@ pool_run() {
 
 pool_stop() {
 	local pid
+	[[ -z ${POOL_PROBE_PID:-} ]] || kill "$POOL_PROBE_PID" 2>/dev/null || true
 	for pid in "${!POOL_PID_JOB[@]}"; do
 		kill -TERM -- "-$pid" 2>/dev/null || true
 	done
@@ -264,6 +273,7 @@ pool_summary() {
 		printf '    %-18s %-22s %6s %7s\n' "$layer" "$result" "$tests" "$secs"
 	done
 	pool_pace
+	[[ ! -e $POOL_LOGS/cpu-probe.txt ]] || "$POOL_DIR/cpu-probe" summary "$POOL_LOGS/cpu-probe.txt"
 	for name in "${POOL_ORDER[@]}"; do
 		if [[ ${POOL_STATE[$name]} != PASS && ${POOL_LAYER[$name]} != "$name" ]]; then
 			printf '    failed: %s (%s): %s\n' "$name" "${POOL_LAYER[$name]}" "${POOL_STATE[$name]}"
