@@ -189,6 +189,7 @@ pool_run() {
 	set +m
 	kill "$POOL_PROBE_PID" 2>/dev/null || true
 	wait "$POOL_PROBE_PID" 2>/dev/null || true
+	POOL_PROBE_PID='' # reaped: pool_stop must not kill its pid, reused by then
 	POOL_WALL=$((SECONDS - t0))
 	for name in "${POOL_ORDER[@]}"; do
 		[[ ${POOL_STATE[$name]} != queued ]] || POOL_STATE[$name]="FAIL (never ready)" POOL_SECS[$name]=0
