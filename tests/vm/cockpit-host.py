@@ -17,8 +17,6 @@ does. $SBD_SCREENSHOT_DIR keeps docs/cockpit-real-kernel.png.
 
 import http.client
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -30,17 +28,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.select import Select
 
+import forwarded_guest
+
 TIMEOUT_GUEST = 900
 
 
 def say(msg):
     print('cockpit-host: ' + msg, flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
 
 
 class Failed(Exception):
@@ -191,10 +185,8 @@ def drive(p):
 
 def main():
     run_vm, scenario = sys.argv[1], sys.argv[2]
-    port = free_port()
-    start = time.monotonic()
-    vm = subprocess.Popen([run_vm, '--systemd', '--forward', '%d:9191' % port, '--timeout', str(TIMEOUT_GUEST),
-                           scenario])
+    guest = forwarded_guest.Guest(run_vm, 9191, TIMEOUT_GUEST, scenario)
+    port = guest.port
     path = '/cockpit/@localhost/sbd/index.html'
     url = 'http://127.0.0.1:%d%s' % (port, path)
     verdict = 'fail: the browser did not start'
@@ -202,8 +194,8 @@ def main():
     try:
         # cockpit-ws in the guest answers through the forward
         while True:
-            if vm.poll() is not None:
-                raise Failed('the guest ended (%d) before cockpit-ws answered' % vm.returncode)
+            if guest.ended() is not None:
+                raise Failed('the guest ended (%d) before cockpit-ws answered' % guest.ended())
             try:
                 c = http.client.HTTPConnection('127.0.0.1', port, timeout=5)
                 c.request('GET', path)
@@ -214,10 +206,10 @@ def main():
                 raise Failed('cockpit-ws answers %d %s (Location: %s)' % (r.status, r.reason, r.getheader('Location')))
             except OSError:
                 pass
-            if time.monotonic() - start > TIMEOUT_GUEST:
+            if guest.seconds() > TIMEOUT_GUEST:
                 raise Failed('cockpit-ws in the guest did not answer')
             time.sleep(1)
-        say('cockpit-ws answers after %ds' % (time.monotonic() - start))
+        say('cockpit-ws answers after %ds' % guest.seconds())
         with tempfile.TemporaryDirectory(prefix='sbd-cockpit-vm-') as tmp:
             page = Page(url, tmp)
             try:
@@ -237,13 +229,10 @@ def main():
                     say('could not tell the guest: %s' % e)
                 page.b.quit()
     except BaseException:
-        if vm.poll() is None and verdict != 'ok':
-            vm.terminate()
-        vm.wait()
+        if verdict != 'ok':
+            guest.stop()
         raise
-    rc = vm.wait()
-    say('the guest exited with %d after %ds' % (rc, time.monotonic() - start))
-    return rc
+    return guest.result(say)
 
 
 if __name__ == '__main__':

@@ -364,6 +364,40 @@ notify_collect() {
 	bg_wait "$1"
 }
 
+# ---------------------------------------- the network card (run-vm --forward)
+
+SBD_GUEST_ADDR=10.0.2.15
+
+# sbd_guest_network: give the card run-vm --forward added the address that
+# user-mode networking forwards to ($SBD_GUEST_ADDR/24). udev renames the
+# card (eth0 -> ens2) when it gets to it: settle first, and take whatever
+# name it has when the address is set.
+sbd_guest_network() {
+	local nic='' _
+	modprobe virtio_net 2>/dev/null || true
+	udevadm settle -t 30 || true
+	for _ in $(seq 50); do
+		nic=$(ip -o link show | awk -F': ' '$2 != "lo" {print $2; exit}')
+		if [[ -n $nic ]] && ip addr add "$SBD_GUEST_ADDR/24" dev "$nic" 2>/dev/null; then
+			ip link set "$nic" up
+			log "network card $nic"
+			return 0
+		fi
+		nap 0.2
+	done
+	die "no network card to give $SBD_GUEST_ADDR (run-vm --forward; last seen: '$nic')"
+}
+
+# sbd_wait_port PORT: until something listens on $SBD_GUEST_ADDR:PORT (30 s)
+sbd_wait_port() {
+	local _
+	for _ in $(seq 150); do
+		(exec 3<>"/dev/tcp/$SBD_GUEST_ADDR/$1") 2>/dev/null && return 0
+		nap 0.2
+	done
+	return 1
+}
+
 # ------------------------------------------------------------ the sbd module
 
 # sbd_module_install: put sbd.ko into /lib/modules/$(uname -r)/extra of the

@@ -40,23 +40,8 @@ assert_exists /usr/share/cockpit/sbd/manifest.json
 assert_exists /usr/share/metainfo/org.sbd.cockpit.metainfo.xml
 sbd_module_install
 
-tstep "the guest's network card (user-mode networking: 10.0.2.15/24)"
-# udev renames the card (eth0 -> ens2) when it gets to it: settle first,
-# and take whatever name it has when the address is set.
-modprobe virtio_net 2>/dev/null || true
-udevadm settle -t 30 || true
-nic='' addr=''
-for _ in $(seq 50); do
-	nic=$(ip -o link show | awk -F': ' '$2 != "lo" {print $2; exit}')
-	if [[ -n $nic ]] && ip addr add 10.0.2.15/24 dev "$nic" 2>/dev/null; then
-		addr=1
-		break
-	fi
-	sleep 0.2
-done
-[[ -n $addr ]] || die "no network card to give 10.0.2.15 (run-vm --forward; last seen: '$nic')"
-ip link set "$nic" up
-log "network card $nic"
+tstep "the guest's network card (user-mode networking: $SBD_GUEST_ADDR/24)"
+sbd_guest_network
 
 tstep "cockpit-ws on port 9191 (one session, root's bridge)"
 # Not Cockpit's own cockpit.socket (the host's package enabled it; it
@@ -68,13 +53,8 @@ systemctl stop cockpit.socket cockpit.service 2>/dev/null || true
 mkdir -p /etc/cockpit
 printf '[WebService]\nAllowUnencrypted = true\n' >/etc/cockpit/cockpit.conf
 systemd-run --unit=sbd-cockpit-ws --quiet /usr/lib/cockpit/cockpit-ws \
-	--local-session=/usr/bin/cockpit-bridge --address=10.0.2.15 --port=9191
-wait_port() { (exec 3<>/dev/tcp/10.0.2.15/9191) 2>/dev/null; }
-for _ in $(seq 150); do
-	wait_port && break
-	sleep 0.2
-done
-assert_ok wait_port
+	--local-session=/usr/bin/cockpit-bridge --address="$SBD_GUEST_ADDR" --port=9191
+assert_ok sbd_wait_port 9191
 assert_eq active "$(systemctl is-active sbd-cockpit-ws.service)" "the test's cockpit-ws"
 log "cockpit-ws listens; the browser on the host takes over"
 

@@ -2,26 +2,30 @@
 # SBD on many hosts, on one real host: the Ansible collection sbd.sbd and
 # the Prometheus metrics against sbdd as installed (the package layout of
 # systemd/stage-usr), started by D-Bus activation under systemd as PID 1,
-# with the real module. ansible-playbook -c local (this guest is the host
-# group): the shipped example playbook applies (module loaded, three
-# labelled disks), applies again with changed=0, --check --diff reports
-# and changes nothing, values refused by sbdd and by the kernel (EBUSY on
-# an open disk) fail with the D-Bus error's name, and the removal deletes
-# the disks and unloads the module. sbd-prometheus.service writes sbd.prom
-# (promtool check metrics, values equal sysfs), from its system user; with
-# sbdd stopped it writes sbd_up 0 and does not start sbdd. The example
-# polkit rule (docs/50-sbd-operators.rules) lets a member of sbd-operators
-# relabel a disk, and not another user.
-# Under TCG every exec is slow (python3 starts in about 1.5 s, each
-# Ansible task's module is one): four playbook runs in all.
+# with the real module. The controller is on the host (tests/vm/fleet-
+# host.py, started with the key directory it made as this scenario's
+# argument), as a fleet's is: it reaches this guest's sshd through run-vm
+# --forward and runs each playbook this scenario asks for (play below).
+# The shipped example playbook applies (module loaded, three labelled
+# disks), applies again with changed=0, --check --diff reports and changes
+# nothing, values refused by sbdd and by the kernel (EBUSY on an open disk)
+# fail with the D-Bus error's name, and the removal deletes the disks and
+# unloads the module. sbd-prometheus.service writes sbd.prom (promtool
+# check metrics, values equal sysfs), from its system user; with sbdd
+# stopped it writes sbd_up 0 and does not start sbdd. The example polkit
+# rule (docs/50-sbd-operators.rules) lets a member of sbd-operators relabel
+# a disk, and not another user.
 # shellcheck source=tests/vm/lib.sh
-. "${SBD_VM_LIB:?run me with tests/vm/run-vm --systemd}"
+. "${SBD_VM_LIB:?run me with tests/vm/fleet-host.py}"
 
-[[ ${SBD_VM_MODE:-} == systemd ]] || die "fleet.sh needs run-vm --systemd"
+[[ ${SBD_VM_MODE:-} == systemd ]] || die "fleet.sh needs run-vm --systemd (tests/vm/fleet-host.py)"
+KEYDIR=${1:?usage: fleet.sh KEYDIR (tests/vm/fleet-host.py)}
 COLLECTION=$SBD_SOURCE_DIR/clients/ansible
+PLAYBOOKS=$SBD_SOURCE_DIR/tests/vm/scenarios
+FLEET=/run/sbd-fleet
 TEXTFILE_DIR=/var/lib/prometheus/node-exporter
 PROM=$TEXTFILE_DIR/sbd.prom
-for tool in ansible-playbook promtool jq; do
+for tool in promtool jq; do
 	command -v "$tool" >/dev/null || die "$tool is not installed (.ci/install-deps)"
 done
 
@@ -31,29 +35,32 @@ tstep() {
 	step "$* (at ${up}s)"
 }
 
-# play NAME PLAYBOOK [ARGS...]: ansible-playbook -c local on this guest;
-# its JSON document (tests/ansible/sbd_results.py) in $SBD_TMP/NAME.json;
-# returns its status.
-# Pipelining (the module on python3's stdin: no temporary directory, no
-# chmod, no rm, three execs less per task) and no become (the scenario is
-# root already; the integration test covers become): under TCG each exec
-# counts. The time of each run goes to the results (fleet-times.txt).
+# play NAME PLAYBOOK [ARGS...]: ask the controller on the host to run
+# ansible-playbook PLAYBOOK ARGS against this guest and wait for its reply:
+# the results callback's JSON document (tests/ansible/sbd_results.py) in
+# $SBD_TMP/NAME.json, its stderr in NAME.err; returns its exit status.
+# The controller pipelines (the module on python3's stdin: no temporary
+# directory, no chmod, no rm) and does not become (its account is root
+# already; the integration test covers become). The time of each run goes
+# to the results (fleet-times.txt).
 play() {
-	local name=$1 book=$2 rc=0 t0=$SECONDS
+	local name=$1 book=$2 reply=$FLEET/$1.reply rc
 	shift 2
-	ANSIBLE_COLLECTIONS_PATH=$SBD_TMP/collections ANSIBLE_NOCOLOR=1 \
-		ANSIBLE_CALLBACK_PLUGINS=$SBD_SOURCE_DIR/tests/ansible ANSIBLE_STDOUT_CALLBACK=sbd_results \
-		ANSIBLE_PYTHON_INTERPRETER=/usr/bin/python3 ANSIBLE_LOCAL_TEMP=$SBD_TMP/ansible-tmp \
-		ANSIBLE_PIPELINING=1 \
-		ansible-playbook -c local -i localhost, -e sbd_hosts=localhost -e ansible_become=false \
-		"$book" "$@" >"$SBD_TMP/$name.json" 2>"$SBD_TMP/$name.err" || rc=$?
-	echo "ansible-playbook $name: status $rc, $((SECONDS - t0)) s" >>"$SBD_VM_RESULTS/fleet-times.txt"
-	return "$rc"
+	# (after --, an argument such as --check is not jq's own)
+	jq -cn --arg name "$name" --arg playbook "$book" '{$name, $playbook, args: $ARGS.positional}' \
+		--args -- "$@" >&"$requests_fd" || die "could not ask the controller for $name"
+	wait_for "$reply" 600 || die "the controller on the host did not answer the request $name"
+	jq -r .json "$reply" >"$SBD_TMP/$name.json"
+	jq -r .stderr "$reply" >"$SBD_TMP/$name.err"
+	read -r rc < <(jq -r '"\(.status) \(.seconds)"' "$reply")
+	echo "ansible-playbook $name: status ${rc% *}, ${rc#* } s on the host" >>"$SBD_VM_RESULTS/fleet-times.txt"
+	[[ -s $SBD_TMP/$name.err ]] && sed 's/^/    | /' "$SBD_TMP/$name.err" | tail -n 20
+	return "${rc% *}"
 }
 # recap NAME KEY: PLAY RECAP's KEY (ok, changed, failures, ignored) of run NAME
-recap() { jq -r ".stats.localhost.$2" "$SBD_TMP/$1.json"; }
+recap() { jq -r ".stats.guest.$2" "$SBD_TMP/$1.json"; }
 # result NAME TASK JQ: JQ of the TASK-th task's (0-based) result of run NAME
-result() { jq -r ".plays[0].tasks[$2].hosts.localhost$3" "$SBD_TMP/$1.json"; }
+result() { jq -r ".plays[0].tasks[$2].hosts.guest$3" "$SBD_TMP/$1.json"; }
 disks() {
 	local d
 	for d in /sys/bus/sbd/devices/*; do
@@ -61,6 +68,29 @@ disks() {
 		printf '%s %s %s %s\n' "${d##*/}" "$(cat "$d/size")" "$(cat "$d/label")" "$(cat "$d/read_only")"
 	done
 }
+
+tstep "the controller's way in: sshd on $SBD_GUEST_ADDR:22, its key authorized"
+sbd_guest_network
+# The controller's account is root (uid 0) under a name of its own, whose
+# home is the test's: sshd runs the account's shell for every command, and
+# root's own home is the host's (a .bashrc that starts pyenv costs 7 s a
+# command under TCG). Its key and this sshd's host key are the run's own.
+# Its password is '*', none and not locked: sshd without PAM refuses every
+# key of a locked account ('!', what useradd gives).
+mkdir -p "$FLEET/home/.ssh" /run/sshd
+chmod 0700 "$FLEET/home" "$FLEET/home/.ssh"
+useradd -o -u 0 -g 0 -M -d "$FLEET/home" -s /bin/sh -p "*" sbd-fleet
+install -m 0600 "$KEYDIR/id_ed25519.pub" "$FLEET/home/.ssh/authorized_keys"
+install -m 0600 "$KEYDIR/ssh_host_ed25519_key" "$FLEET/ssh_host_ed25519_key"
+# the requests to the controller, one JSON line each (fleet-host.py
+# reads them over ssh; opened read-write, so that no write waits for it)
+mkfifo "$FLEET/requests"
+exec {requests_fd}<>"$FLEET/requests"
+bg_start sshd /usr/sbin/sshd -D -e -f /dev/null -o ListenAddress="$SBD_GUEST_ADDR" -o Port=22 \
+	-o HostKey="$FLEET/ssh_host_ed25519_key" -o PidFile="$FLEET/sshd.pid" -o UsePAM=no \
+	-o PermitRootLogin=prohibit-password -o PasswordAuthentication=no -o KbdInteractiveAuthentication=no
+sbd_wait_port 22 || die "sshd did not listen: $(tail -n 5 "$SBD_TMP/sshd.err")"
+pass "sshd listens on $SBD_GUEST_ADDR:22"
 
 tstep "SBD installed as a package would be, the collection found by Ansible"
 [[ -f $SBD_BUILD_DIR/systemd/stage-usr/usr/sbin/sbdd ]] || die "no staged install (ninja -C build systemd/stage-usr.stamp)"
@@ -71,8 +101,6 @@ sbd_module_install
 assert_ok systemd-sysusers sbd-prometheus.conf
 systemctl daemon-reload
 assert_ok systemctl start sbdd.service
-mkdir -p "$SBD_TMP/collections/ansible_collections/sbd"
-ln -s "$COLLECTION" "$SBD_TMP/collections/ansible_collections/sbd/sbd"
 assert_ok systemd-analyze verify /lib/systemd/system/sbd-prometheus.service /lib/systemd/system/sbd-prometheus.timer
 log "$(systemd-analyze security sbd-prometheus.service 2>/dev/null | tail -1)"
 # sbdd starts by D-Bus activation and loads the module with its
@@ -90,7 +118,7 @@ assert_eq "sbd1 67108864 scratch 0
 sbd2 33554432 cache 0
 sbd3 16777216 spool 0" "$(disks)" "disks in sysfs"
 for n in 1 2 3; do assert_block_device "/dev/sbd$n"; done
-assert_eq "scratch cache spool" "$(jq -r '[.plays[0].tasks[2].hosts.localhost.ansible_facts.sbd.devices[] | .label] | join(" ")' "$SBD_TMP/apply.json")" \
+assert_eq "scratch cache spool" "$(jq -r '[.plays[0].tasks[2].hosts.guest.ansible_facts.sbd.devices[] | .label] | join(" ")' "$SBD_TMP/apply.json")" \
 	"sbd_info's facts"
 assert_eq "$(cat /sys/bus/sbd/drivers/sbd/mem_max)" "$(result apply 2 .ansible_facts.sbd.budget.max_bytes)" "the budget in the facts"
 
@@ -136,22 +164,9 @@ assert_eq 0 "$(recap again failures)" "failed tasks"
 assert_eq "$before" "$(disks)" "disks in sysfs"
 
 tstep "check mode with diff, and refused values (by sbdd, by the kernel)"
-cat >"$SBD_TMP/check.yml" <<YAML
-- hosts: localhost
-  gather_facts: false
-  tasks:
-    - sbd.sbd.sbd_device: {id: 1, label: renamed, read_only: true}
-    - sbd.sbd.sbd_device: {id: 3, state: absent}
-    - sbd.sbd.sbd_device: {id: 1, label: "$(printf 'x%.0s' {1..40})"}
-      check_mode: false
-      ignore_errors: true
-    - sbd.sbd.sbd_device: {id: 2, size: 48M}
-      check_mode: false
-      ignore_errors: true
-YAML
 # sbd2 open: the kernel refuses its resize (EBUSY)
 exec 3</dev/sbd2
-play check "$SBD_TMP/check.yml" --check --diff || true
+play check "$PLAYBOOKS/fleet-check.yml" --check --diff || true
 exec 3<&-
 assert_eq 2 "$(recap check changed)" "changes reported in check mode"
 assert_eq 2 "$(recap check ignored)" "refused tasks"
@@ -179,15 +194,7 @@ assert_match 'org\.freedesktop\.DBus\.Error\.InteractiveAuthorizationRequired|or
 assert_eq ops "$(cat /sys/bus/sbd/devices/sbd1/label)" "the label after the refusal"
 
 tstep "removal: the disks deleted, the module unloaded"
-cat >"$SBD_TMP/remove.yml" <<'YAML'
-- hosts: localhost
-  gather_facts: false
-  tasks:
-    - sbd.sbd.sbd_device: {id: "{{ item }}", state: absent}
-      loop: [1, 2, 3]
-    - sbd.sbd.sbd_module: {state: absent}
-YAML
-assert_ok play remove "$SBD_TMP/remove.yml"
+assert_ok play remove "$PLAYBOOKS/fleet-remove.yml"
 assert_eq 2 "$(recap remove changed)" "changed tasks"
 assert_eq "" "$(disks)" "no disks"
 assert_not_exists /sys/module/sbd
@@ -198,3 +205,7 @@ assert_ok systemctl start sbd-prometheus.service
 assert_ok promtool check metrics <"$PROM"
 assert_eq "sbd_up 0" "$(grep -v '^#' "$PROM")" "the samples"
 assert_eq inactive "$(systemctl is-active sbdd.service)" "sbdd after the metrics run"
+
+tstep "the requests end: the controller's work is done"
+exec {requests_fd}>&-
+bg_stop sshd
