@@ -145,10 +145,11 @@ def main():
     for tool in ('ansible-playbook', 'ssh', 'ssh-keygen'):
         if not shutil.which(tool):
             raise Failed('%s is not installed (.ci/install-deps)' % tool)
-    # Under the build tree: the guest sees the host's / read-only from boot
-    # (its private halves stay 0600, readable by the guest's root only).
-    base = os.environ.get('SBD_BUILD_DIR') or tempfile.gettempdir()
-    keydir = tempfile.mkdtemp(prefix='sbd-fleet-ssh.', dir=base)
+    # In the host's /tmp, which the guest sees (read-only, from its boot:
+    # the keys are made first), with the private halves 0600. A short path:
+    # the control socket's must fit a socket's 108 bytes, which a build
+    # tree deep in CI's directories might not leave.
+    keydir = tempfile.mkdtemp(prefix='sbd-fleet.', dir='/tmp')
     try:
         make_keys(keydir)
         guest = forwarded_guest.Guest(run_vm, 22, TIMEOUT_GUEST, scenario, keydir)
