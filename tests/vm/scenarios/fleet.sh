@@ -92,7 +92,7 @@ bg_start sshd /usr/sbin/sshd -D -e -f /dev/null -o ListenAddress="$SBD_GUEST_ADD
 sbd_wait_port 22 || die "sshd did not listen: $(tail -n 5 "$SBD_TMP/sshd.err")"
 pass "sshd listens on $SBD_GUEST_ADDR:22"
 
-tstep "SBD installed as a package would be, the collection found by Ansible"
+tstep "SBD installed as a package would be"
 [[ -f $SBD_BUILD_DIR/systemd/stage-usr/usr/sbin/sbdd ]] || die "no staged install (ninja -C build systemd/stage-usr.stamp)"
 timeout 120 systemctl is-system-running --wait >/dev/null 2>&1 || true
 tar -C "$SBD_BUILD_DIR/systemd/stage-usr" -cf - . | tar -C / -xf - --keep-directory-symlink --no-same-owner
