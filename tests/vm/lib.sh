@@ -37,6 +37,14 @@ step() {
 	printf '\n--- %s [%ds]\n' "$*" "$SECONDS"
 }
 
+# tstep TEXT: a step headed with the guest's uptime too (the systemd
+# scenarios: their boot, before the scenario started, shows)
+tstep() {
+	local up _
+	read -r up _ </proc/uptime
+	step "$* (at ${up}s)"
+}
+
 log() { printf '    %s\n' "$*"; }
 
 pass() {

@@ -14,12 +14,6 @@ DEBS=$SBD_BUILD_DIR/tests/package/debs
 DONE=/run/sbd-cockpit-done
 WAIT=${SBD_COCKPIT_WAIT:-600}
 
-tstep() {
-	local up _
-	read -r up _ </proc/uptime
-	step "$* (at ${up}s)"
-}
-
 tstep "the guest boots with systemd"
 assert_eq systemd "$(cat /proc/1/comm)" "PID 1"
 state=$(timeout 120 systemctl is-system-running --wait 2>&1 || true)
@@ -59,11 +53,7 @@ assert_eq active "$(systemctl is-active sbd-cockpit-ws.service)" "the test's coc
 log "cockpit-ws listens; the browser on the host takes over"
 
 tstep "the browser drives the page (waiting up to ${WAIT}s for it)"
-for _ in $(seq $((WAIT * 5))); do
-	[[ -f $DONE ]] && break
-	sleep 0.2
-done
-[[ -f $DONE ]] || die "the browser did not finish within ${WAIT}s"
+wait_for "$DONE" "$WAIT" || die "the browser did not finish within ${WAIT}s"
 verdict=$(cat "$DONE")
 log "the browser says: $verdict"
 assert_eq ok "$verdict" "the browser's verdict"

@@ -92,12 +92,6 @@ after_attack() {
 	assert_eq "$PID_START" "$(main_pid)" "MainPID after $1 (no crash, no restart)"
 }
 
-tstep() {
-	local up _
-	read -r up _ </proc/uptime
-	step "$* (at ${up}s)"
-}
-
 tstep "SBD installed as a package would be, sbdd started by its unit"
 [[ -f $SBD_BUILD_DIR/systemd/stage-usr/usr/sbin/sbdd ]] || die "no staged install (ninja -C build systemd/stage-usr.stamp)"
 timeout 120 systemctl is-system-running --wait >/dev/null 2>&1 || true

@@ -29,12 +29,6 @@ for tool in promtool jq; do
 	command -v "$tool" >/dev/null || die "$tool is not installed (.ci/install-deps)"
 done
 
-tstep() {
-	local up _
-	read -r up _ </proc/uptime
-	step "$* (at ${up}s)"
-}
-
 # play NAME PLAYBOOK [ARGS...]: ask the controller on the host to run
 # ansible-playbook PLAYBOOK ARGS against this guest and wait for its reply:
 # the results callback's JSON document (tests/ansible/sbd_results.py) in

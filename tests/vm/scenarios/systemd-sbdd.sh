@@ -45,12 +45,6 @@ wait_until() {
 	done
 	return 1
 }
-# tstep NAME: step, with the guest's uptime (the budget is tight under TCG)
-tstep() {
-	local up _
-	read -r up _ </proc/uptime
-	step "$* (at ${up}s)"
-}
 # dbus_error CMD...: the D-Bus error name of a dbus-send call that must fail
 dbus_error() {
 	local out
