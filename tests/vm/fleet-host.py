@@ -68,8 +68,11 @@ class Controller:
             f.write('guest ansible_host=127.0.0.1 ansible_port=%d ansible_user=%s '
                     'ansible_python_interpreter=/usr/bin/python3\n' % (port, USER))
 
+    def ssh_argv(self, command):
+        return ['ssh', '-p', str(self.port)] + self.ssh_opts + [USER + '@127.0.0.1', command]
+
     def ssh(self, command, **kw):
-        return subprocess.run(['ssh', '-p', str(self.port)] + self.ssh_opts + [USER + '@127.0.0.1', command], **kw)
+        return subprocess.run(self.ssh_argv(command), **kw)
 
     def wait_for_sshd(self, guest):
         while True:
@@ -119,8 +122,7 @@ class Controller:
 
     def serve(self):
         """Serves the scenario's requests until it closes them."""
-        reader = subprocess.Popen(['ssh', '-p', str(self.port)] + self.ssh_opts +
-                                  [USER + '@127.0.0.1', 'cat %s/requests' % FLEET],
+        reader = subprocess.Popen(self.ssh_argv('cat %s/requests' % FLEET),
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
         try:
             for line in reader.stdout:
