@@ -107,7 +107,7 @@ step "sbd-manager under Xvfb shows the kernel's state and its edits reach sysfs"
 if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
 	xvfb=$!
-	for _ in $(seq 200); do [[ -e /tmp/.X11-unix/X7 ]] && break; sleep 0.05; done
+	wait_for /tmp/.X11-unix/X7 10 || true # (sbd-manager says it if there is no display)
 	echo 1 >"$D0/read_only"
 	# (a generous timeout: TCG, on a shared host)
 	rc=0
@@ -185,7 +185,7 @@ step "sbd-manager unloads the module (after asking) and loads it again"
 if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
 	xvfb=$!
-	for _ in $(seq 200); do [[ -e /tmp/.X11-unix/X7 ]] && break; sleep 0.05; done
+	wait_for /tmp/.X11-unix/X7 10 || true # (sbd-manager says it if there is no display)
 	# manager ARGS...: one run of sbd-manager under Xvfb, its JSON lines
 	manager() {
 		env "${SBD_GUI_ENV[@]}" \
