@@ -32,6 +32,7 @@ expect_refused() {
 step "bus and daemon"
 sbd_bus_start
 sbdd_start -p ndevices=2 -p size=16M -p max_size=64M
+bus_client_start
 
 step "Label: busctl set-property reaches the store callback"
 assert_ok busctl --system set-property "$SBD_NAME" "$DEV0" org.sbd.Sbd1.Device Label s from-the-bus

@@ -183,6 +183,7 @@ step "fail-nth on sbdd: every allocation of its Set path fails once"
 # answers in under 2 s here (debug kernel, sbdd under ASan). The files
 # are read without a fork (an exec costs 0.2-0.4 s on this kernel): the
 # sweep took 239 s of debug-fault's 533 (run 15).
+bus_client_start
 results=() n=0 label_file=$(sbd_attr sbd0 label) dev_path=$(sbd_dev_path sbd0) label='' now='' left=0
 read_attr_to label "$label_file"
 while ((n < 200)); do
