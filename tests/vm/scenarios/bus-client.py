@@ -27,6 +27,8 @@ strings, read-only and unknown properties, unknown objects and methods,
 AddDevice's and RemoveDevice's refusals, Module.Load's options, an extra
 argument, as root and as nobody): the same answer every time, but for the
 text of an argument that does not parse ("unexpected: ..." from both).
+That check was made once, by hand in a guest; in the suite, the
+scenarios' expected answers (the error names gdbus gave) hold it there.
 
 Requests on stdin: an id, the argument count as text, then that many
 arguments, each ended by a NUL; the arguments are those of `gdbus call`
