@@ -166,7 +166,10 @@ def main():
         if request is None:
             return 0
         request_id, args = request
-        reply = answer(args)
+        try:
+            reply = answer(args)
+        except Exception as e:  # a bad request must not end the client
+            reply = "unexpected: %s: %s" % (type(e).__name__, e)
         sys.stdout.write(request_id + " " + reply.replace("\n", " ") + "\n")
         sys.stdout.flush()
 
