@@ -691,6 +691,13 @@ sbd_wait_device_count() {
 SBD_GUI_ENV=(DISPLAY=:7 GDK_BACKEND=x11 GSK_RENDERER=cairo GDK_DEBUG=gl-disable GTK_A11Y=none
 	DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent)
 
+# xvfb_start: Xvfb on SBD_GUI_ENV's display :7 in the background (bg_stop
+# xvfb ends it); fails when its socket is not there within 10 s.
+xvfb_start() {
+	bg_start xvfb Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24
+	wait_for /tmp/.X11-unix/X7 10
+}
+
 # sbd_dev_path NAME: the object path of a device (plain names only)
 sbd_dev_path() { printf '%s/devices/%s\n' "$SBD_OBJ" "$1"; }
 

@@ -105,9 +105,7 @@ bg_stop monitor
 
 step "sbd-manager under Xvfb shows the kernel's state and its edits reach sysfs"
 if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
-	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
-	xvfb=$!
-	wait_for /tmp/.X11-unix/X7 10 || true # (sbd-manager says it if there is no display)
+	xvfb_start || true # (sbd-manager says it if there is no display)
 	echo 1 >"$D0/read_only"
 	# (a generous timeout: TCG, on a shared host)
 	rc=0
@@ -121,7 +119,7 @@ if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	assert_file_content "$D0/label" from-gui
 	assert_file_content "$D0/size" 67108864
 	assert_exists "$SBD_VM_RESULTS/sbd-manager.png"
-	kill "$xvfb"
+	bg_stop xvfb
 else
 	fail "sbd-manager or Xvfb missing"
 fi
@@ -183,9 +181,7 @@ assert_match '^\[\{"name":"sbd0",.*"size":4194304,.*\{"name":"sbd1",' "$(cat "$S
 
 step "sbd-manager unloads the module (after asking) and loads it again"
 if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
-	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
-	xvfb=$!
-	wait_for /tmp/.X11-unix/X7 10 || true # (sbd-manager says it if there is no display)
+	xvfb_start || true # (sbd-manager says it if there is no display)
 	# manager ARGS...: one run of sbd-manager under Xvfb, its JSON lines
 	manager() {
 		env "${SBD_GUI_ENV[@]}" \
@@ -213,7 +209,7 @@ if [[ -x $MANAGER ]] && command -v Xvfb >/dev/null; then
 	# no parameters from the window: sbdd's configured ones (-p ndevices=1 -p size=16M)
 	assert_file_content /sys/module/sbd/parameters/ndevices 1
 	wait_model '"module_state":"live".*"devices":\[\{"name":"sbd0","label":"sbd0","size":"16M"'
-	kill "$xvfb"
+	bg_stop xvfb
 else
 	fail "sbd-manager or Xvfb missing"
 fi

@@ -345,15 +345,13 @@ assert_match '"by-root" to "typed"\.' "$out" "journalctl -x fills in the fields"
 
 tstep "sbd-manager (the package's) under Xvfb: its edit reaches sysfs through $BUS"
 if command -v Xvfb >/dev/null; then
-	Xvfb :7 -noreset -nolisten tcp -screen 0 1024x768x24 >/dev/null 2>&1 &
-	xvfb=$!
-	wait_until 10 test -e /tmp/.X11-unix/X7 || fail "Xvfb did not start"
+	xvfb_start || fail "Xvfb did not start"
 	out=$(env "${SBD_GUI_ENV[@]}" \
 		timeout 120 /usr/bin/sbd-manager --dump-model --set sbd0:Label=from-gui 2>&1) || true
 	log "${out//$'\n'/$'\n'    }"
 	assert_ok grep -q '^{"action":"set sbd0:Label=from-gui","error":null}$' <<<"$out"
 	assert_eq from-gui "$(read_attr "$D0/label")" "label written by sbd-manager"
-	kill "$xvfb"
+	bg_stop xvfb
 else
 	fail "Xvfb missing (package xvfb)"
 fi
