@@ -89,18 +89,20 @@ def connect():
 
 
 def in_types(bus, path, interface, method):
-    """The method's in-argument types from introspection, or None."""
+    """The method's in-argument types from introspection; none (every
+    argument untyped, as gdbus does) when it cannot be introspected or
+    does not list the method."""
     try:
         reply = bus.call_sync(DEST, path, "org.freedesktop.DBus.Introspectable",
                               "Introspect", None, GLib.VariantType("(s)"),
                               Gio.DBusCallFlags.NONE, -1, None)
         node = Gio.DBusNodeInfo.new_for_xml(reply.unpack()[0])
     except GLib.Error:
-        return None
+        return []
     iface = node.lookup_interface(interface)
     info = iface.lookup_method(method) if iface else None
     if info is None:
-        return []  # gdbus: "does not exist", every argument untyped
+        return []
     return [GLib.VariantType(a.signature) for a in info.in_args]
 
 
@@ -146,7 +148,7 @@ def answer(args):
 def call(bus, path, interface, name, texts, timeout_ms):
     types = in_types(bus, path, interface, name)
     try:
-        values = [parse_argument(text, types[n] if types and n < len(types) else None)
+        values = [parse_argument(text, types[n] if n < len(types) else None)
                   for n, text in enumerate(texts)]
     except GLib.Error as e:
         return "unexpected: argument: " + e.message
