@@ -736,15 +736,18 @@ dbus_error() {
 # 1 s through it. Its own start costs about 8 s there, so only the
 # scenarios that ask many questions start it (tests/vm/README.md).
 # Requests and answers go through two FIFOs, opened read-write here so
-# that neither side waits for the other's open (the answers' FIFO is
-# bg_start's bus-client.out); it ends with the scenario, as bg_start's do.
+# that neither side waits for the other's open. Not bg_start: bash gives a
+# background command /dev/null for stdin unless its own line redirects it.
+# It ends with the scenario, as bg_start's do.
 _sbd_bus_in='' _sbd_bus_out=''
 bus_client_start() {
-	local in=$SBD_TMP/.bus-client.in out=$SBD_TMP/bus-client.out
+	local in=$SBD_TMP/.bus-client.in out=$SBD_TMP/.bus-client.out
 	[[ -z $_sbd_bus_in ]] || return 0
 	mkfifo "$in" "$out"
 	exec {_sbd_bus_in}<>"$in" {_sbd_bus_out}<>"$out"
-	bg_start bus-client /usr/bin/python3 "$SBD_SOURCE_DIR/tests/vm/scenarios/bus-client.py" <"$in"
+	/usr/bin/python3 "$SBD_SOURCE_DIR/tests/vm/scenarios/bus-client.py" \
+		<"$in" >"$out" 2>"$SBD_TMP/bus-client.err" &
+	_sbd_bg_pid[bus-client]=$!
 }
 
 # _sbd_bus_client_error GDBUS_CALL_ARGS...: dbus_error's answer from
