@@ -81,6 +81,8 @@ struct sbd_object {
         uint64_t devices_fingerprint;
         /* a PropertiesChanged of it was refused: announce it again (resend.c) */
         bool resend_changed;
+        /* a read of it failed for want of memory: read it again (reread.c) */
+        bool reread;
         /* the inotify watch that follows its files' modes (modes.c), or -1 */
         int wd;
         char wd_key[16];
@@ -160,6 +162,10 @@ struct daemon {
 
         /* PropertiesChanged that could not be sent, sent again (resend.c) */
         sd_event_source *resend_timer;
+        /* reads that failed for want of memory, made again (reread.c) */
+        sd_event_source *reread_timer;
+        uint64_t reread_delay;
+        bool reread_tree, reread_running, reread_again;
 
         char *status;     /* the last STATUS= sent to systemd */
 
@@ -244,6 +250,13 @@ void lists_done(struct daemon *d);
 /* resend.c: PropertiesChanged the kernel would not carry, sent again */
 void resend_later(struct sbd_object *o);
 void resend_done(struct daemon *d);
+
+/* reread.c: reads of sysfs that failed for want of memory, made again
+ * shortly: of an object's attributes and links, or of the directories
+ * (the drivers and new devices looked for again) */
+void reread_later(struct sbd_object *o);
+void reread_tree_later(struct daemon *d);
+void reread_done(struct daemon *d);
 
 /* vtables.c: sd-bus registration */
 int vtables_register(struct daemon *d);

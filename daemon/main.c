@@ -242,6 +242,7 @@ static void daemon_done(struct daemon *d) {
         uevent_done(d);
         lists_done(d);
         resend_done(d);
+        reread_done(d);
         object_sets_done(d);
         modes_done(d);
         attr_tables_done(d);

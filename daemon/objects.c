@@ -161,7 +161,15 @@ static bool attr_value_update(struct attr_value *v, const char *text, int error,
 }
 
 bool object_gone(struct sbd_object *o) {
-        return !sysfs_same_dir(o->syspath, o->st_dev, o->st_ino);
+        int r = sysfs_dir_is(o->syspath, o->st_dev, o->st_ino);
+
+        if (r < 0 && sysfs_error_is_transient(r)) {
+                /* Cannot be told now: kept, and looked at again. */
+                log_debug_errno(r, "Cannot look at %s for now, keeping it: %m", o->syspath);
+                reread_later(o);
+                return false;
+        }
+        return r <= 0;
 }
 
 /* Returns -ENOENT, leaving the cache alone, when the attribute has
@@ -188,6 +196,14 @@ static int attr_read(struct sbd_object *o, struct attr_value *v, bool *changed) 
         if (n == -ENOENT || n == -ENODEV) {
                 log_debug("%s/%s vanished: %s is going away.", o->syspath, def->file, o->name);
                 return -ENOENT;
+        }
+        if (n < 0 && sysfs_error_is_transient((int) n)) {
+                log_debug_errno((int) n, "Cannot read %s/%s for now, keeping the last value: %m",
+                                o->syspath, def->file);
+                if (!v->text)
+                        v->error = (int) n; /* none yet: a Get says why */
+                reread_later(o);
+                return 0;
         }
         if (n < 0)
                 log_debug_errno((int) n, "Cannot read %s/%s: %m", o->syspath, def->file);
@@ -288,27 +304,37 @@ static void attr_watch(struct sbd_object *o, struct attr_value *v) {
         }
 }
 
-/* The device's Driver and BlockDevice. Returns which changed in names. */
+/* The device's Driver and BlockDevice. Returns which changed in names.
+ * A link or directory that could not be read for want of memory keeps
+ * its last value (see attr_read()). */
 static void device_read_links(struct sbd_object *o, char **names, size_t *n) {
         _cleanup_free_ char *driver = NULL, *block = NULL, *driver_path = NULL, *block_device = NULL;
+        int r_driver, r_block;
 
         if (o->kind != OBJECT_DEVICE)
                 return;
-        if (sysfs_link_basename(o->dirfd, "driver", &driver) >= 0) {
+        r_driver = sysfs_link_basename(o->dirfd, "driver", &driver);
+        if (r_driver >= 0) {
                 if (sd_bus_path_encode(SBD_DRIVERS_PATH, driver, &driver_path) < 0)
                         return (void) log_oom();
         }
-        if (sysfs_first_entry(o->dirfd, "block", &block) >= 0) {
+        r_block = sysfs_first_entry(o->dirfd, "block", &block);
+        if (r_block >= 0) {
                 if (asprintf(&block_device, "/dev/%s", block) < 0)
                         return (void) log_oom();
         }
-        if (free_and_strdup(&o->driver_path, driver_path ?: "/") > 0) {
+        if (sysfs_error_is_transient(r_driver) || sysfs_error_is_transient(r_block)) {
+                log_debug_errno(sysfs_error_is_transient(r_driver) ? r_driver : r_block,
+                                "Cannot read the links of %s for now, keeping the last value: %m", o->syspath);
+                reread_later(o);
+        }
+        if (!sysfs_error_is_transient(r_driver) && free_and_strdup(&o->driver_path, driver_path ?: "/") > 0) {
                 names[(*n)++] = "Driver";
                 announce(&o->daemon->announcer, &(struct change) {
                         .kind = CHANGE_DEVICE_DRIVER, .object_kind = o->kind, .object = o,
                         .name = o->name, .path = o->path, .new_value = o->driver_path });
         }
-        if (free_and_strdup(&o->block_device, block_device ?: "") > 0)
+        if (!sysfs_error_is_transient(r_block) && free_and_strdup(&o->block_device, block_device ?: "") > 0)
                 names[(*n)++] = "BlockDevice";
 }
 
@@ -450,6 +476,10 @@ int tree_add(struct daemon *d, enum object_kind kind, const char *syspath, struc
         }
 
         r = object_new(d, kind, syspath, &o);
+        if (r < 0 && sysfs_error_is_transient(r)) {
+                reread_tree_later(d);
+                return log_warning_errno(r, "Cannot mirror %s for now, looking again shortly: %m", syspath);
+        }
         if (r < 0)
                 return log_full_errno(r == -ENOENT ? LOG_DEBUG : LOG_WARNING, r,
                                       "Cannot mirror %s: %m", syspath);
@@ -505,6 +535,11 @@ static int sync_kind(struct daemon *d, enum object_kind kind, const char *dir, b
         }
 
         dh = opendir(dir);
+        if (!dh && sysfs_error_is_transient(-errno)) {
+                int r = -errno;
+                reread_tree_later(d);
+                return log_warning_errno(r, "Cannot list %s for now, looking again shortly: %m", dir);
+        }
         if (!dh)
                 return errno == ENOENT ? 0 : -errno;
         for (struct dirent *de; (de = readdir(dh));) {

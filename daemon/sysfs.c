@@ -196,12 +196,16 @@ int sysfs_open_dir(const char *path, dev_t *ret_dev, ino_t *ret_ino) {
         return fd;
 }
 
-bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino) {
+int sysfs_dir_is(const char *path, dev_t dev, ino_t ino) {
         struct stat st;
 
         if (stat(path, &st) < 0)
-                return false;
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
         return st.st_dev == dev && st.st_ino == ino;
+}
+
+bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino) {
+        return sysfs_dir_is(path, dev, ino) > 0;
 }
 
 bool sysfs_has_entry(const char *path, const char *name) {

@@ -6,6 +6,7 @@
  * device deleted and re-created under the same name gets a new directory,
  * and the old fd then fails with ENOENT instead of touching the new one. */
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -46,8 +47,30 @@ int sysfs_list_attributes(int dirfd, sysfs_mode_cb known_mode, sysfs_attr_cb cb,
 
 /* Open an object's directory. */
 int sysfs_open_dir(const char *path, dev_t *ret_dev, ino_t *ret_ino);
-/* Whether the directory at path is still the one we opened. */
+/* Whether the directory at path is still the one we opened: 1 yes, 0 no
+ * (gone, or another in its place), or a negative errno when stat() itself
+ * failed and it cannot be told. */
+int sysfs_dir_is(const char *path, dev_t dev, ino_t ino);
+/* The same, a failure counted as "no". */
 bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino);
+
+/* Whether a read of sysfs failed for want of a resource (kernel memory,
+ * socket buffers, file descriptors) rather than because of what it read:
+ * such a failure says nothing about the value, and the same read may well
+ * succeed a moment later. */
+static inline bool sysfs_error_is_transient(int r) {
+        switch (-r) {
+        case ENOMEM:
+        case ENOBUFS:
+        case EAGAIN:
+        case EINTR:
+        case EMFILE:
+        case ENFILE:
+                return true;
+        default:
+                return false;
+        }
+}
 
 /* Whether the directory at path has an entry "name" (a symlink is not
  * followed: "driver" exists while the device is bound). */
