@@ -20,6 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fd_name.h"
+
 typedef ssize_t (*pwrite_fn)(int, const void *, size_t, off_t);
 typedef ssize_t (*pwrite64_fn)(int, const void *, size_t, off64_t);
 typedef ssize_t (*write_fn)(int, const void *, size_t);
@@ -49,22 +51,12 @@ static int refusal_from_env(struct refusal *r) {
 
 static int refused(int fd, const void *buf, size_t len) {
         struct refusal r;
-        char link[64], path[PATH_MAX];
-        const char *base;
-        ssize_t n;
         size_t plen;
 
         if (!refusal_from_env(&r))
                 return 0;
-        snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-        n = readlink(link, path, sizeof(path) - 1);
-        if (n < 0)
-                return 0;
-        path[n] = '\0';
-        base = strrchr(path, '/');
-        base = base ? base + 1 : path;
         plen = strlen(r.prefix);
-        if (strcmp(base, r.file) != 0 || len < plen || memcmp(buf, r.prefix, plen) != 0)
+        if (len < plen || memcmp(buf, r.prefix, plen) != 0 || !fd_is_named(fd, r.file))
                 return 0;
         errno = r.error;
         return 1;

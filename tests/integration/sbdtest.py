@@ -264,10 +264,12 @@ class SbdTestCase(unittest.TestCase):
 
     # the daemon
 
-    def start_sbdd(self, *extra, wrapper=(), refuse_write=None, kmod_gate=None):
+    def start_sbdd(self, *extra, wrapper=(), refuse_write=None, refuse_read=None, kmod_gate=None):
         """refuse_write: 'FILE|PREFIX|ERRNO', writes that fail as a
-        store() refusing them would (refuse_write.c). kmod_gate: a path;
-        module loads and unloads wait until it exists (slow_kmod.c)."""
+        store() refusing them would (refuse_write.c). refuse_read:
+        'FILE|ERRNO|ARMED', reads of FILE that fail with ERRNO while the
+        file ARMED exists (refuse_read.c). kmod_gate: a path; module loads
+        and unloads wait until it exists (slow_kmod.c)."""
         env = dict(os.environ)
         env['UMOCKDEV_DIR'] = self.testbed.root
         if kmod_gate is not None:
@@ -278,6 +280,10 @@ class SbdTestCase(unittest.TestCase):
             env['LD_PRELOAD'] = program_from_env('SBDTEST_REFUSE_WRITE_LIB', 'refuse_write.c shim') + \
                 ':' + env.get('LD_PRELOAD', '')
             env['SBDTEST_REFUSE_WRITE'] = refuse_write
+        if refuse_read is not None:
+            env['LD_PRELOAD'] = program_from_env('SBDTEST_REFUSE_READ_LIB', 'refuse_read.c shim') + \
+                ':' + env.get('LD_PRELOAD', '')
+            env['SBDTEST_REFUSE_READ'] = refuse_read
         env.setdefault('ASAN_OPTIONS', 'verify_asan_link_order=0')
         cmd = list(wrapper) + [os.environ['SBDD'], '--no-load', '--uevent-source=udev', '--log-level=debug'] + list(extra)
         if os.environ.get('SBDD_VALGRIND'):

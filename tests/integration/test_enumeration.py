@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Enumeration: the tree, GetManagedObjects, Get/GetAll of every attribute."""
 
+import errno
+import os
+
 import sbdtest
 from sbdtest import (DEVICE_IFACE, DRIVER, DRIVER_IFACE, MANAGER_IFACE, MODULE, MODULE_IFACE, ROOT,
                      GLib, device_path)
@@ -138,6 +141,82 @@ class Enumeration(sbdtest.SbdTestCase):
         self.assertEqual(sorted(self.managed_objects()), [MODULE])
         self.assertDBusError(sbdtest.ERR + 'ModuleNotLoaded', self.call, ROOT, MANAGER_IFACE, 'AddDevice',
                              GLib.Variant('(ta{sv})', (1 << 20, {})), '(o)')
+
+
+class ReadFailures(sbdtest.SbdTestCase):
+    """A read of sysfs that fails for want of memory (the kernel could not
+    allocate the open file's buffer; refuse_read.c plays it) says nothing
+    about the value: sbdd keeps the one it has, announces nothing, and
+    reads it again shortly by itself, since no event may ever come (the
+    driver's version never changes). Found by CI under the debug kernel's
+    fail-nth: such a read emptied Version for good. A show() that fails
+    (EIO) does say something: the attribute is unreadable."""
+    ndevices = 1
+    start_daemon = False
+    version_file = '/sys/bus/sbd/drivers/sbd/version'
+
+    def setUp(self):
+        super().setUp()
+        self.armed = os.path.join(self.logdir, 'refuse-read-armed')
+
+    def start(self, error):
+        self.start_sbdd(refuse_read='version|%d|%s' % (error, self.armed))
+        self.subscribe(member='PropertiesChanged', path=DRIVER)
+
+    def arm(self):
+        open(self.armed, 'w').close()
+
+    def disarm(self):
+        os.unlink(self.armed)
+
+    def reread_driver(self, expect_log):
+        """A change uevent of the driver, its re-read failing as armed."""
+        before = self.daemon_output().count(expect_log)
+        self.testbed.uevent('/sys/bus/sbd/drivers/sbd', 'change')
+        self.wait_for(lambda: self.daemon_output().count(expect_log) > before,
+                      message='sbdd did not try to read version again')
+
+    def test_value_kept_then_read_again(self):
+        self.start(errno.ENOMEM)
+        self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'Version'), '1.0')
+        self.arm()
+        self.reread_driver('version for now, keeping the last value')
+        self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'Version'), '1.0')
+        self.assertEqual(self.managed_objects()[DRIVER][DRIVER_IFACE]['Version'], '1.0')
+        self.settle(0.5)
+        self.assertEqual(self.properties_changed(DRIVER, DRIVER_IFACE), {})
+        # Changed behind sbdd's back, no event: only its own re-read can
+        # see it, once reads work again (it keeps trying meanwhile).
+        self.testbed.write(self.version_file, '1.1\n', 0o444)
+        self.settle(0.5)
+        self.disarm()
+        self.wait_for(lambda: self.get(DRIVER, DRIVER_IFACE, 'Version') == '1.1',
+                      message='Version was not read again')
+        self.wait_for(lambda: self.properties_changed(DRIVER, DRIVER_IFACE).get('Version') == '1.1',
+                      message='no PropertiesChanged for the value read again')
+        self.assertIn('after reads that failed for want of memory, and some failed again',
+                      self.daemon_output())
+
+    def test_first_read_failing_then_read_again(self):
+        self.arm()
+        self.start(errno.ENOMEM)
+        message = self.assertDBusError(sbdtest.ERR + 'KernelError', self.get, DRIVER, DRIVER_IFACE, 'Version')
+        self.assertIn('Cannot allocate memory', message)
+        self.assertEqual(self.managed_objects()[DRIVER][DRIVER_IFACE]['Version'], '')
+        self.disarm()
+        self.wait_for(lambda: self.managed_objects()[DRIVER][DRIVER_IFACE]['Version'] == '1.0',
+                      message='Version was not read again')
+        self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'Version'), '1.0')
+
+    def test_failing_show_makes_it_unreadable(self):
+        self.start(errno.EIO)
+        self.arm()
+        self.reread_driver('version: Input/output error')
+        self.assertDBusError(sbdtest.ERR + 'KernelError', self.get, DRIVER, DRIVER_IFACE, 'Version')
+        self.assertEqual(self.managed_objects()[DRIVER][DRIVER_IFACE]['Version'], '')
+        self.wait_for(lambda: self.properties_changed(DRIVER, DRIVER_IFACE).get('Version') == '',
+                      message='no PropertiesChanged for the unreadable value')
+        self.disarm()
 
 
 if __name__ == '__main__':

@@ -5,8 +5,9 @@
 # and of the first write of a page: each must end in a clean errno with the
 # state unchanged. Then a lottery (failslab and fail_page_alloc at 10% for a
 # busybox shell that creates, resizes, toggles, writes and deletes disks)
-# while sbdd mirrors it, and a fail-nth sweep over sbdd's own allocations
-# while it serves a Set. Afterwards the module works, sbdd's tree equals
+# while sbdd mirrors it, fail-nth sweeps over sbdd's own allocations while
+# it serves a Set and while it re-reads the driver (no signal may say a
+# value changed). Afterwards the module works, sbdd's tree equals
 # sysfs, `rmmod` succeeds; a last sweep fails every 13th allocation of
 # loading the module (its init making two disks); the run's kmemleak scan
 # is clean (run-vm); in queue_mode=mq a write whose pages cannot be had
@@ -27,6 +28,29 @@ ENOMEM_TEXT='Cannot allocate memory'
 fi_set() {
 	echo "$2" >"$DBG/failslab/$1"
 	echo "$2" >"$DBG/fail_page_alloc/$1"
+}
+
+# sbdd_took_uevent NTH_FILE: wait (10 s at most) until sbdd has taken the
+# uevent just sent (a "uevent change drivers" line in its log, read on
+# through $log_fd without a fork, or fail-nth spent before it could log)
+# and sleeps again in epoll_wait (232, epoll_pwait 281, epoll_pwait2
+# 441): the handler ran to its end, so what it read and sent is done.
+sbdd_took_uevent() {
+	local i line left sc got=0
+	for ((i = 0; i < 500; i++)); do
+		while IFS= read -r line <&"$log_fd"; do
+			line=$log_carry$line log_carry=
+			[[ $line != *"uevent change drivers "* ]] || got=1
+		done
+		log_carry+=$line # a line sbdd has not ended yet
+		read_attr_to left "$1" 2>/dev/null || left=1
+		if ((got || left == 0)); then
+			read_attr_to sc "/proc/$SBDD_PID/task/$SBDD_PID/syscall" 2>/dev/null || sc=
+			[[ ${sc%% *} != @(232|281|441) ]] || return 0
+		fi
+		nap 0.02
+	done
+	return 1
 }
 
 step "fault injection knobs"
@@ -238,6 +262,54 @@ elif ((resent > 0)); then
 else
 	fail "$refused PropertiesChanged refused and none resent"
 fi
+sbdd_alive
+sbd_check_tree --timeout 60
+
+step "fail-nth on sbdd: every allocation of re-reading the driver fails once"
+# A change uevent of the driver makes sbdd re-read its four attributes
+# (version, ndevices, mem_used, mem_max). Step N fails the N-th allocation
+# sbdd makes handling it. A read that fails for want of memory says
+# nothing about the value: sbdd keeps the one it has and reads it again
+# shortly (reread.c). So no signal may name the driver during the sweep,
+# and its tree equals sysfs afterwards. Found by CI (stop 34): a re-read
+# under fail-nth emptied the driver's Version, which no later event reads.
+sbd_monitor_start
+version='' n=0 left=0 bad='' log_carry='' line=''
+read_attr_to version "$DRV/version"
+exec {log_fd}<"$SBDD_LOG"
+while IFS= read -r line <&"$log_fd"; do :; done # what was logged before
+while ((n < 200)); do
+	n=$((n + 1))
+	nth=/proc/$SBDD_PID/task/$SBDD_PID/fail-nth
+	echo "$n" >"$nth"
+	echo change >"$DRV/uevent"
+	sbdd_took_uevent "$nth" ||
+		{ bad="step $n: sbdd did not handle the driver's change uevent in 10 s"; break; }
+	read_attr_to left "$nth" 2>/dev/null || left=0
+	{ echo 0 >"$nth"; } 2>/dev/null || true
+	# fail-nth counts down to 0 when its point was reached
+	((left == 0)) || break
+done
+exec {log_fd}<&-
+# A last Ping through the monitor: every signal sent before it is in.
+pings=$(monitor_count '"member":"Ping"')
+busctl --system call "$SBD_NAME" "$SBD_OBJ" org.freedesktop.DBus.Peer Ping >/dev/null
+for ((i = 0; i < 300 && $(monitor_count '"member":"Ping"') <= pings; i++)); do nap 0.1; done
+signals=$(monitor_count '"type":"signal"' '/org/sbd/Sbd1/drivers/sbd')
+kept=$(grep -c 'keeping the last value' "$SBDD_LOG" || true)
+if [[ -n $bad ]]; then
+	fail "re-reading the driver under fail-nth: $bad"
+elif ((n <= 1)); then
+	fail "the first step did not reach an allocation: a sweep that proves nothing"
+elif ((signals > 0)); then
+	fail "$signals signal(s) named the driver while its re-reads failed: $(grep -m 3 'drivers/sbd' "$SBD_TMP/monitor.out" | cut -c 1-300 | tr '\n' ';')"
+elif ((kept == 0)); then
+	fail "no failed read of a driver attribute was kept in $((n - 1)) steps: the sweep missed the reads"
+else
+	pass "driver re-read: $((n - 1)) allocations, each failed once; $kept failed read(s) kept their value, no signal"
+fi
+assert_file_content "$DRV/version" "$version"
+bg_stop monitor
 sbdd_alive
 sbd_check_tree --timeout 60
 

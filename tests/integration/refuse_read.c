@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * An LD_PRELOAD shim for the integration tests: plays a read of sysfs that
+ * fails, which a umockdev test bed cannot (its attributes are plain
+ * files): the kernel's own failures (ENOMEM when it cannot allocate the
+ * open file's buffer) or a show() that fails (EIO).
+ *
+ * SBDTEST_REFUSE_READ="FILE|ERRNO|ARMED": while the file ARMED exists, a
+ * read(), pread() or pread64() of a file named FILE fails with ERRNO. The
+ * test creates and removes ARMED to start and stop the failures while
+ * sbdd runs.
+ */
+/* pread and pread64 both defined here under their own names: with
+ * 64-bit offsets the headers would rename pread to pread64. */
+#undef _FILE_OFFSET_BITS
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fd_name.h"
+
+typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
+typedef ssize_t (*pread64_fn)(int, void *, size_t, off64_t);
+typedef ssize_t (*read_fn)(int, void *, size_t);
+
+/* Whether a read of fd is to fail now; sets errno when it is. */
+static int refused(int fd) {
+        const char *spec = getenv("SBDTEST_REFUSE_READ");
+        const char *bar1, *bar2;
+        char file[NAME_MAX + 1];
+        int error;
+
+        if (!spec)
+                return 0;
+        bar1 = strchr(spec, '|');
+        bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
+        if (!bar2 || (size_t) (bar1 - spec) > NAME_MAX)
+                return 0;
+        error = atoi(bar1 + 1);
+        if (error <= 0 || access(bar2 + 1, F_OK) < 0)
+                return 0;
+        snprintf(file, sizeof(file), "%.*s", (int) (bar1 - spec), spec);
+        if (!fd_is_named(fd, file))
+                return 0;
+        errno = error;
+        return 1;
+}
+
+ssize_t pread(int fd, void *buf, size_t len, off_t off) {
+        static pread_fn next;
+
+        if (refused(fd))
+                return -1;
+        if (!next)
+                next = (pread_fn) dlsym(RTLD_NEXT, "pread");
+        return next(fd, buf, len, off);
+}
+
+ssize_t pread64(int fd, void *buf, size_t len, off64_t off) {
+        static pread64_fn next;
+
+        if (refused(fd))
+                return -1;
+        if (!next)
+                next = (pread64_fn) dlsym(RTLD_NEXT, "pread64");
+        return next(fd, buf, len, off);
+}
+
+ssize_t read(int fd, void *buf, size_t len) {
+        static read_fn next;
+
+        if (refused(fd))
+                return -1;
+        if (!next)
+                next = (read_fn) dlsym(RTLD_NEXT, "read");
+        return next(fd, buf, len);
+}
