@@ -460,8 +460,14 @@ static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int al
          * while polkit thought (delete_device takes only a name: the last
          * look at the directory is right before the write). */
         o = hashmap_get(&d->objects[OBJECT_DEVICE].by_path, rr->path);
-        if (!o || o->st_dev != rr->st_dev || o->st_ino != rr->st_ino ||
-            !sysfs_same_dir(o->syspath, rr->st_dev, rr->st_ino)) {
+        r = o && o->st_dev == rr->st_dev && o->st_ino == rr->st_ino ?
+                sysfs_dir_is(o->syspath, rr->st_dev, rr->st_ino) : 0;
+        if (r < 0) {
+                /* Not known to be gone either: nothing deleted, say why. */
+                reply_errno(d, m, r, "Cannot look at the device", rr->path, caller);
+                return;
+        }
+        if (r == 0) {
                 (void) sd_bus_error_setf(&e, SBD_ERROR_DEVICE_GONE, "%s is gone.", rr->path);
                 return refuse(d, m, rr->path, &e, caller);
         }
@@ -484,7 +490,7 @@ static void remove_device_authorized(struct daemon *d, sd_bus_message *m, int al
                 reply_errno(d, m, r, "Cannot wait for the device to go", rr->path, caller);
                 return;
         }
-        if (!sysfs_same_dir(o->syspath, o->st_dev, o->st_ino))
+        if (object_gone(o))
                 tree_remove(d, o);
 }
 

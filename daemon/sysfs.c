@@ -204,9 +204,6 @@ int sysfs_dir_is(const char *path, dev_t dev, ino_t ino) {
         return st.st_dev == dev && st.st_ino == ino;
 }
 
-bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino) {
-        return sysfs_dir_is(path, dev, ino) > 0;
-}
 
 bool sysfs_has_entry(const char *path, const char *name) {
         _cleanup_close_ int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -51,8 +51,6 @@ int sysfs_open_dir(const char *path, dev_t *ret_dev, ino_t *ret_ino);
  * (gone, or another in its place), or a negative errno when stat() itself
  * failed and it cannot be told. */
 int sysfs_dir_is(const char *path, dev_t dev, ino_t ino);
-/* The same, a failure counted as "no". */
-bool sysfs_same_dir(const char *path, dev_t dev, ino_t ino);
 
 /* Whether a read of sysfs failed for want of a resource (kernel memory,
  * socket buffers, file descriptors) rather than because of what it read:
