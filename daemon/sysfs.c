@@ -204,7 +204,6 @@ int sysfs_dir_is(const char *path, dev_t dev, ino_t ino) {
         return st.st_dev == dev && st.st_ino == ino;
 }
 
-
 bool sysfs_has_entry(const char *path, const char *name) {
         _cleanup_close_ int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
         struct stat st;
