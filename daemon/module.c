@@ -21,6 +21,8 @@ static int module_state(struct daemon *d, char **ret) {
         ssize_t n = sysfs_read_at(AT_FDCWD, SYSFS_MODULE_DIR "/initstate", buf);
         const char *s = buf;
 
+        if (n < 0 && sysfs_error_is_transient((int) n))
+                return (int) n; /* cannot be told now (no memory): not "builtin" */
         if (n < 0) {
                 if (access(SYSFS_MODULE_DIR, F_OK) >= 0)
                         s = "builtin"; /* built-in modules have no initstate */
@@ -54,23 +56,31 @@ bool module_driver_present(void) {
         return access(SYSFS_DRIVERS_DIR "/" SBD_MODULE_NAME, F_OK) >= 0;
 }
 
-/* The parameters as "k=v\n" lines (sorted by readdir of sysfs). */
+/* The parameters as "k=v\n" lines (sorted by readdir of sysfs). A read
+ * that fails for want of memory fails the whole list: one parameter left
+ * out would be announced as gone. */
 static int module_params(char ***ret) {
         _cleanup_closedir_ DIR *dh = opendir(SYSFS_MODULE_DIR "/parameters");
         _cleanup_strv_free_ char **l = NULL;
         size_t n = 0;
 
+        if (!dh && sysfs_error_is_transient(-errno))
+                return -errno;
         l = calloc(1, sizeof(char *));
         if (!l)
                 return -ENOMEM;
         for (struct dirent *de; dh && (de = readdir(dh));) {
                 char buf[ATTR_VALUE_MAX + 1], path[PATH_MAX];
                 char **nl;
+                ssize_t r;
 
                 if (de->d_name[0] == '.')
                         continue;
                 snprintf(path, sizeof(path), SYSFS_MODULE_DIR "/parameters/%s", de->d_name);
-                if (sysfs_read_at(AT_FDCWD, path, buf) < 0)
+                r = sysfs_read_at(AT_FDCWD, path, buf);
+                if (r < 0 && sysfs_error_is_transient((int) r))
+                        return (int) r;
+                if (r < 0)
                         continue; /* write-only or unreadable */
                 nl = realloc(l, (n + 3) * sizeof(char *));
                 if (!nl)
@@ -106,16 +116,27 @@ void module_emit_changes(struct daemon *d, bool removed) {
         const char *names[3] = {};
         bool state_changed = false;
         size_t n = 0;
+        int r;
 
         /* The kernel sends the module's "remove" uevent before it deletes
          * /sys/module/sbd, which then still says "going": the event is
          * the news, there will be no later one. */
         if (removed)
                 state = strdup("unloaded");
-        else if (module_state(d, &state) < 0)
-                state = NULL;
-        if (!state || module_params(&params) < 0)
+        else if ((r = module_state(d, &state)) < 0) {
+                /* No memory to tell (reread.c): what was announced stands. */
+                log_debug_errno(r, "Cannot read the module's state for now, keeping it: %m");
+                reread_tree_later(d);
+                return;
+        }
+        if (!state)
                 return (void) log_oom();
+        r = module_params(&params);
+        if (r < 0) {
+                log_debug_errno(r, "Cannot read the module's parameters for now, keeping them: %m");
+                reread_tree_later(d);
+                return;
+        }
         if (removed) {
                 module_forget_params(d);
                 strv_free(params);
