@@ -208,6 +208,30 @@ class ReadFailures(sbdtest.SbdTestCase):
                       message='Version was not read again')
         self.assertEqual(self.get(DRIVER, DRIVER_IFACE, 'Version'), '1.0')
 
+    def test_module_state_and_parameters_kept(self):
+        # The module's initstate unreadable read as "builtin" before; a
+        # parameter unreadable was left out of Parameters.
+        for file in ('initstate', 'max_size'):
+            with self.subTest(file=file):
+                self.start_sbdd(refuse_read='%s|%d|%s' % (file, errno.ENOMEM, self.armed))
+                self.subscribe(member='PropertiesChanged', path=MODULE)
+                params = self.get(MODULE, MODULE_IFACE, 'Parameters')
+                self.assertIn('max_size', params)
+                self.arm()
+                log = "module's %s for now" % ('state' if file == 'initstate' else 'parameters')
+                self.testbed.uevent('/sys/module/sbd', 'change')
+                self.wait_for(lambda: log in self.daemon_output(), message='sbdd did not look at the module')
+                self.assertEqual(self.get(MODULE, MODULE_IFACE, 'State'), 'live')
+                self.assertEqual(self.get(MODULE, MODULE_IFACE, 'Parameters'), params)
+                self.disarm()
+                self.wait_for(lambda: 'and the directories of sysfs again after reads that failed for want of '
+                              'memory.' in self.daemon_output(), message='no re-read once reads worked')
+                self.assertEqual(self.get(MODULE, MODULE_IFACE, 'State'), 'live')
+                self.assertEqual(self.get(MODULE, MODULE_IFACE, 'Parameters'), params)
+                self.assertEqual(self.properties_changed(MODULE, MODULE_IFACE), {})
+                self.stop_sbdd()
+                self.signals.clear()
+
     def test_failing_show_makes_it_unreadable(self):
         self.start(errno.EIO)
         self.arm()

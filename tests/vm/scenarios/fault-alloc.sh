@@ -6,7 +6,7 @@
 # state unchanged. Then a lottery (failslab and fail_page_alloc at 10% for a
 # busybox shell that creates, resizes, toggles, writes and deletes disks)
 # while sbdd mirrors it, fail-nth sweeps over sbdd's own allocations while
-# it serves a Set and while it re-reads the driver (no signal may say a
+# it serves a Set and while it re-reads everything (no signal may say a
 # value changed). Afterwards the module works, sbdd's tree equals
 # sysfs, `rmmod` succeeds; a last sweep fails every 13th allocation of
 # loading the module (its init making two disks); the run's kmemleak scan
@@ -31,7 +31,7 @@ fi_set() {
 }
 
 # sbdd_took_uevent NTH_FILE: wait (10 s at most) until sbdd has taken the
-# uevent just sent (a "uevent change drivers" line in its log, read on
+# uevent just sent (a "uevent change bus" line in its log, read on
 # through $log_fd without a fork, or fail-nth spent before it could log)
 # and sleeps again in epoll_wait (232, epoll_pwait 281, epoll_pwait2
 # 441): the handler ran to its end, so what it read and sent is done.
@@ -40,7 +40,7 @@ sbdd_took_uevent() {
 	for ((i = 0; i < 500; i++)); do
 		while IFS= read -r line <&"$log_fd"; do
 			line=$log_carry$line log_carry=
-			[[ $line != *"uevent change drivers "* ]] || got=1
+			[[ $line != *"uevent change bus "* ]] || got=1
 		done
 		log_carry+=$line # a line sbdd has not ended yet
 		read_attr_to left "$1" 2>/dev/null || left=1
@@ -265,26 +265,27 @@ fi
 sbdd_alive
 sbd_check_tree --timeout 60
 
-step "fail-nth on sbdd: every allocation of re-reading the driver fails once"
-# A change uevent of the driver makes sbdd re-read its four attributes
-# (version, ndevices, mem_used, mem_max). Step N fails the N-th allocation
-# sbdd makes handling it. A read that fails for want of memory says
-# nothing about the value: sbdd keeps the one it has and reads it again
-# shortly (reread.c). So no signal may name the driver during the sweep,
-# and its tree equals sysfs afterwards. Found by CI (stop 34): a re-read
-# under fail-nth emptied the driver's Version, which no later event reads.
+step "fail-nth on sbdd: every allocation of a full re-read fails once"
+# A change uevent of the bus makes sbdd re-read everything: the driver,
+# sbd0 (attributes, links, whether its directory is still there) and the
+# module (state, parameters). Step N fails the N-th allocation sbdd makes
+# handling it. A read that fails for want of memory says nothing about the
+# value: sbdd keeps what it has and reads it again shortly (reread.c). So
+# no signal may come from sbdd during the sweep (nothing changed), and its
+# tree equals sysfs afterwards. Found by CI (stop 34): a re-read under
+# fail-nth emptied the driver's Version, which no later event reads.
 sbd_monitor_start
 version='' n=0 left=0 bad='' log_carry='' line=''
 read_attr_to version "$DRV/version"
 exec {log_fd}<"$SBDD_LOG"
 while IFS= read -r line <&"$log_fd"; do :; done # what was logged before
-while ((n < 200)); do
+while ((n < 400)); do
 	n=$((n + 1))
 	nth=/proc/$SBDD_PID/task/$SBDD_PID/fail-nth
 	echo "$n" >"$nth"
-	echo change >"$DRV/uevent"
+	echo change >/sys/bus/sbd/uevent
 	sbdd_took_uevent "$nth" ||
-		{ bad="step $n: sbdd did not handle the driver's change uevent in 10 s"; break; }
+		{ bad="step $n: sbdd did not handle the bus's change uevent in 10 s"; break; }
 	read_attr_to left "$nth" 2>/dev/null || left=0
 	{ echo 0 >"$nth"; } 2>/dev/null || true
 	# fail-nth counts down to 0 when its point was reached
@@ -295,18 +296,20 @@ exec {log_fd}<&-
 pings=$(monitor_count '"member":"Ping"')
 busctl --system call "$SBD_NAME" "$SBD_OBJ" org.freedesktop.DBus.Peer Ping >/dev/null
 for ((i = 0; i < 300 && $(monitor_count '"member":"Ping"') <= pings; i++)); do nap 0.1; done
-signals=$(monitor_count '"type":"signal"' '/org/sbd/Sbd1/drivers/sbd')
-kept=$(grep -c 'keeping the last value' "$SBDD_LOG" || true)
+signals=$(monitor_count '"type":"signal"' '"path":"/org/sbd/Sbd1')
+kept=$(grep -c ' for now, keeping ' "$SBDD_LOG" || true)
 if [[ -n $bad ]]; then
-	fail "re-reading the driver under fail-nth: $bad"
+	fail "re-reading under fail-nth: $bad"
 elif ((n <= 1)); then
 	fail "the first step did not reach an allocation: a sweep that proves nothing"
+elif ((n >= 400)); then
+	fail "no end after 400 steps"
 elif ((signals > 0)); then
-	fail "$signals signal(s) named the driver while its re-reads failed: $(grep -m 3 'drivers/sbd' "$SBD_TMP/monitor.out" | cut -c 1-300 | tr '\n' ';')"
+	fail "$signals signal(s) from sbdd while its re-reads failed: $(grep -m 3 '"type":"signal"' "$SBD_TMP/monitor.out" | cut -c 1-300 | tr '\n' ';')"
 elif ((kept == 0)); then
-	fail "no failed read of a driver attribute was kept in $((n - 1)) steps: the sweep missed the reads"
+	fail "no failed read was kept in $((n - 1)) steps: the sweep missed the reads"
 else
-	pass "driver re-read: $((n - 1)) allocations, each failed once; $kept failed read(s) kept their value, no signal"
+	pass "full re-read: $((n - 1)) allocations, each failed once; $kept failed read(s) kept what they had, no signal"
 fi
 assert_file_content "$DRV/version" "$version"
 bg_stop monitor
