@@ -581,8 +581,15 @@ void object_mode_changed(struct sbd_object *o, const char *file) {
         int i = attr_def_find_file(&d->tables[o->kind], file);
         unsigned mode;
         size_t index;
+        int r = sysfs_mode_at(o->dirfd, file, &mode);
 
-        if (sysfs_mode_at(o->dirfd, file, &mode) < 0)
+        if (r < 0 && sysfs_error_is_transient(r)) {
+                /* No memory to look: every read looks at the mode too. */
+                log_debug_errno(r, "Cannot look at the mode of %s/%s for now: %m", o->syspath, file);
+                reread_later(o);
+                return;
+        }
+        if (r < 0)
                 return; /* gone meanwhile */
         if (i < 0) {
                 /* A file that was never readable (0200) has become so. */

@@ -6,9 +6,9 @@
  * open file's buffer) or a show() that fails (EIO).
  *
  * SBDTEST_REFUSE_READ="FILE|ERRNO|ARMED": while the file ARMED exists, a
- * read(), pread() or pread64() of a file named FILE fails with ERRNO. The
- * test creates and removes ARMED to start and stop the failures while
- * sbdd runs.
+ * read(), pread() or pread64() of a file named FILE fails with ERRNO, and
+ * so does an fstatat() of it (looking at its mode). The test creates and
+ * removes ARMED to start and stop the failures while sbdd runs.
  */
 /* pread and pread64 both defined here under their own names: with
  * 64-bit offsets the headers would rename pread to pread64. */
@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fd_name.h"
@@ -26,12 +27,13 @@
 typedef ssize_t (*pread_fn)(int, void *, size_t, off_t);
 typedef ssize_t (*pread64_fn)(int, void *, size_t, off64_t);
 typedef ssize_t (*read_fn)(int, void *, size_t);
+typedef int (*fstatat_fn)(int, const char *, struct stat *, int);
+typedef int (*fstatat64_fn)(int, const char *, struct stat64 *, int);
 
-/* Whether a read of fd is to fail now; sets errno when it is. */
-static int refused(int fd) {
+/* Whether reads of FILE (the spec's) are to fail now: its errno, else 0. */
+static int armed_error(char file[static NAME_MAX + 1]) {
         const char *spec = getenv("SBDTEST_REFUSE_READ");
         const char *bar1, *bar2;
-        char file[NAME_MAX + 1];
         int error;
 
         if (!spec)
@@ -43,8 +45,28 @@ static int refused(int fd) {
         error = atoi(bar1 + 1);
         if (error <= 0 || access(bar2 + 1, F_OK) < 0)
                 return 0;
-        snprintf(file, sizeof(file), "%.*s", (int) (bar1 - spec), spec);
-        if (!fd_is_named(fd, file))
+        snprintf(file, NAME_MAX + 1, "%.*s", (int) (bar1 - spec), spec);
+        return error;
+}
+
+/* Whether a read of fd is to fail now; sets errno when it is. */
+static int refused(int fd) {
+        char file[NAME_MAX + 1];
+        int error = armed_error(file);
+
+        if (!error || !fd_is_named(fd, file))
+                return 0;
+        errno = error;
+        return 1;
+}
+
+/* The same for an fstatat() of path. */
+static int refused_path(const char *path) {
+        char file[NAME_MAX + 1];
+        int error = armed_error(file);
+        const char *base = strrchr(path, '/');
+
+        if (!error || strcmp(base ? base + 1 : path, file) != 0)
                 return 0;
         errno = error;
         return 1;
@@ -78,4 +100,24 @@ ssize_t read(int fd, void *buf, size_t len) {
         if (!next)
                 next = (read_fn) dlsym(RTLD_NEXT, "read");
         return next(fd, buf, len);
+}
+
+int fstatat(int dirfd, const char *path, struct stat *st, int flags) {
+        static fstatat_fn next;
+
+        if (refused_path(path))
+                return -1;
+        if (!next)
+                next = (fstatat_fn) dlsym(RTLD_NEXT, "fstatat");
+        return next(dirfd, path, st, flags);
+}
+
+int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags) {
+        static fstatat64_fn next;
+
+        if (refused_path(path))
+                return -1;
+        if (!next)
+                next = (fstatat64_fn) dlsym(RTLD_NEXT, "fstatat64");
+        return next(dirfd, path, st, flags);
 }

@@ -5,6 +5,7 @@ is asked, limits answer LimitsExceeded, forged events and root-only or
 non-UTF-8 attributes cannot mislead the tree, and a request acts on the
 kobject it was asked about. Each case changes nothing it should not."""
 
+import errno
 import os
 import shutil
 
@@ -290,6 +291,23 @@ class Events(sbdtest.SbdTestCase):
         self.assertEqual(self.get(P0, DEVICE_IFACE, 'PowerControl'), 'auto')
         self.chmod(0, 'power/control', 0o600)
         self.assertDBusError(ERR + 'PermissionDenied', self.get, P0, DEVICE_IFACE, 'PowerControl')
+
+    def test_chmod_followed_although_looking_failed(self):
+        # A chmod whose fstatat() failed for want of memory was taken for a
+        # file gone meanwhile and dropped: the value stayed shown to all.
+        armed = os.path.join(self.logdir, 'refuse-read-armed')
+        self.start_sbdd(refuse_read='label|%d|%s' % (errno.ENOMEM, armed))
+        self.subscribe('PropertiesChanged', device_path(1))
+        open(armed, 'w').close()
+        self.chmod(1, 'label', 0o600)
+        self.wait_for(lambda: 'Cannot look at the mode of' in self.daemon_output(),
+                      message='sbdd did not look at the mode')
+        self.assertEqual(self.get(device_path(1), DEVICE_IFACE, 'Label'), 'sbd1')  # not known yet
+        os.unlink(armed)
+        self.wait_for(lambda: 'Label' in self.properties_changed(device_path(1)),
+                      message='Label hidden once its mode could be looked at')
+        self.assertEqual(self.properties_changed(device_path(1))['Label'], '')
+        self.assertDBusError(ERR + 'PermissionDenied', self.get, device_path(1), DEVICE_IFACE, 'Label')
 
     def test_module_parameters_honour_modes(self):
         self.testbed.write('/sys/module/sbd/parameters/secret', 'key\n', 0o600)
