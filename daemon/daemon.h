@@ -260,6 +260,9 @@ void reread_done(struct daemon *d);
 
 /* vtables.c: sd-bus registration */
 int vtables_register(struct daemon *d);
+/* Whether the property getter runs for a Get of just that property (not
+ * GetAll or GetManagedObjects): only then may it fail, saying why. */
+bool property_get_is_single(sd_bus *bus);
 int attr_table_add(struct daemon *d, enum object_kind kind, const char *file, unsigned mode, size_t *ret_index);
 void attr_tables_done(struct daemon *d);
 int attr_def_lookup(const struct attr_table *t, const char *property);

@@ -380,6 +380,7 @@ static int property_get_parameters(sd_bus *bus, const char *path, const char *in
         int r;
 
         _cleanup_close_ int dirfd = open(SYSFS_MODULE_DIR "/parameters", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int dir_error = dirfd < 0 ? -errno : 0;
 
         r = sd_bus_message_open_container(reply, 'a', "{ss}");
         if (r < 0)
@@ -389,8 +390,14 @@ static int property_get_parameters(sd_bus *bus, const char *path, const char *in
 
                 /* A parameter's file mode is the module's choice (0600
                  * for a secret) and root may chmod it: shown exactly
-                 * when it is world-readable now. A handful of files. */
-                if (dirfd < 0 || sysfs_mode_at(dirfd, i[0], &mode) < 0 || !attr_mode_is_shown(mode))
+                 * when it is world-readable now. A handful of files.
+                 * One that cannot be looked at for want of memory is
+                 * left out (never shown unchecked); a Get of just this
+                 * property says so instead of answering a short list. */
+                r = dirfd < 0 ? dir_error : sysfs_mode_at(dirfd, i[0], &mode);
+                if (r < 0 && sysfs_error_is_transient(r) && property_get_is_single(bus))
+                        return sbd_error_set_errno(error, r, "Cannot look at the module's parameters");
+                if (r < 0 || !attr_mode_is_shown(mode))
                         continue;
                 r = sd_bus_message_append(reply, "{ss}", i[0], i[1]);
                 if (r < 0)

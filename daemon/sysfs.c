@@ -151,8 +151,13 @@ static int list_entry(const char *name, unsigned char type, void *userdata) {
         else if (type == DT_DIR)
                 mode = S_IFDIR;
         if (!mode) {
-                if (fstatat(ctx->dirfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                if (fstatat(ctx->dirfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        /* No memory to look: the listing fails (and is made
+                         * again), rather than leave an attribute out. */
+                        if (sysfs_error_is_transient(-errno))
+                                return -errno;
                         return 0; /* vanished meanwhile */
+                }
                 mode = st.st_mode;
         }
         if (S_ISDIR(mode)) {

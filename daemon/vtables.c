@@ -67,7 +67,7 @@ static int append_typed(sd_bus_message *reply, char type, const char *text) {
         }
 }
 
-static bool is_single_get(sd_bus *bus) {
+bool property_get_is_single(sd_bus *bus) {
         sd_bus_message *m = sd_bus_get_current_message(bus);
         return m && sd_bus_message_is_method_call(m, "org.freedesktop.DBus.Properties", "Get");
 }
@@ -101,7 +101,7 @@ static int attr_property_get(sd_bus *bus, const char *path, const char *interfac
         /* An unreadable attribute must not fail GetAll or
          * GetManagedObjects: there it shows an empty value. A Get of just
          * that property says why it cannot be read. */
-        if (!text && is_single_get(bus)) {
+        if (!text && property_get_is_single(bus)) {
                 char what[512];
                 snprintf(what, sizeof(what), "Cannot read %s/%s", o->syspath, def->file);
                 return sbd_error_set_errno(error, err ?: -EIO, what);

@@ -5,9 +5,10 @@
  * files): the kernel's own failures (ENOMEM when it cannot allocate the
  * open file's buffer) or a show() that fails (EIO).
  *
- * SBDTEST_REFUSE_READ="FILE|ERRNO|ARMED": while the file ARMED exists, a
- * read(), pread() or pread64() of a file named FILE fails with ERRNO, and
- * so does an fstatat() of it (looking at its mode). The test creates and
+ * SBDTEST_REFUSE_READ="FILE|ERRNO|ARMED[|stat]": while the file ARMED
+ * exists, a read(), pread() or pread64() of a file named FILE fails with
+ * ERRNO; with "|stat", an fstatat() of it does instead (looking at its
+ * mode, or at a new file while listing a directory). The test creates and
  * removes ARMED to start and stop the failures while sbdd runs.
  */
 /* pread and pread64 both defined here under their own names: with
@@ -16,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,10 +32,14 @@ typedef ssize_t (*read_fn)(int, void *, size_t);
 typedef int (*fstatat_fn)(int, const char *, struct stat *, int);
 typedef int (*fstatat64_fn)(int, const char *, struct stat64 *, int);
 
-/* Whether reads of FILE (the spec's) are to fail now: its errno, else 0. */
-static int armed_error(char file[static NAME_MAX + 1]) {
+enum what { READ, STAT };
+
+/* Whether what is done to FILE (the spec's) is to fail now: its errno,
+ * else 0. */
+static int armed_error(enum what what, char file[static NAME_MAX + 1]) {
         const char *spec = getenv("SBDTEST_REFUSE_READ");
-        const char *bar1, *bar2;
+        const char *bar1, *bar2, *bar3;
+        char armed[PATH_MAX];
         int error;
 
         if (!spec)
@@ -42,8 +48,13 @@ static int armed_error(char file[static NAME_MAX + 1]) {
         bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
         if (!bar2 || (size_t) (bar1 - spec) > NAME_MAX)
                 return 0;
+        bar3 = strchr(bar2 + 1, '|');
+        if ((bar3 && strcmp(bar3 + 1, "stat") == 0) != (what == STAT))
+                return 0;
         error = atoi(bar1 + 1);
-        if (error <= 0 || access(bar2 + 1, F_OK) < 0)
+        snprintf(armed, sizeof(armed), "%.*s", (int) (bar3 ? bar3 - bar2 - 1 : (ptrdiff_t) strlen(bar2 + 1)),
+                 bar2 + 1);
+        if (error <= 0 || access(armed, F_OK) < 0)
                 return 0;
         snprintf(file, NAME_MAX + 1, "%.*s", (int) (bar1 - spec), spec);
         return error;
@@ -52,7 +63,7 @@ static int armed_error(char file[static NAME_MAX + 1]) {
 /* Whether a read of fd is to fail now; sets errno when it is. */
 static int refused(int fd) {
         char file[NAME_MAX + 1];
-        int error = armed_error(file);
+        int error = armed_error(READ, file);
 
         if (!error || !fd_is_named(fd, file))
                 return 0;
@@ -60,10 +71,10 @@ static int refused(int fd) {
         return 1;
 }
 
-/* The same for an fstatat() of path. */
+/* Whether an fstatat() of path is to fail now; sets errno when it is. */
 static int refused_path(const char *path) {
         char file[NAME_MAX + 1];
-        int error = armed_error(file);
+        int error = armed_error(STAT, file);
         const char *base = strrchr(path, '/');
 
         if (!error || strcmp(base ? base + 1 : path, file) != 0)

@@ -232,6 +232,22 @@ class ReadFailures(sbdtest.SbdTestCase):
                 self.stop_sbdd()
                 self.signals.clear()
 
+    def test_parameter_not_looked_at_is_never_shown(self):
+        # A parameter is shown when its file is world-readable: one whose
+        # mode cannot be looked at (fstatat(), ENOMEM) is left out of
+        # GetAll, never shown unchecked, and a Get of Parameters says why
+        # instead of answering a short list.
+        self.start_sbdd(refuse_read='max_size|%d|%s|stat' % (errno.ENOMEM, self.armed))
+        params = self.get(MODULE, MODULE_IFACE, 'Parameters')
+        self.assertIn('max_size', params)
+        self.arm()
+        message = self.assertDBusError(sbdtest.ERR + 'KernelError', self.get, MODULE, MODULE_IFACE, 'Parameters')
+        self.assertIn('Cannot allocate memory', message)
+        shown = self.managed_objects()[MODULE][MODULE_IFACE]['Parameters']
+        self.assertEqual(shown, {k: v for k, v in params.items() if k != 'max_size'})
+        self.disarm()
+        self.assertEqual(self.get(MODULE, MODULE_IFACE, 'Parameters'), params)
+
     def test_failing_show_makes_it_unreadable(self):
         self.start(errno.EIO)
         self.arm()

@@ -242,6 +242,28 @@ class Uevents(sbdtest.SbdTestCase):
         self.assertEqual(self.managed_objects(), before)
 
 
+    def test_device_mirrored_whole_although_looking_failed(self):
+        # A new file of a new device that could not be looked at while
+        # listing its directory (fstatat(), ENOMEM) was taken for one gone
+        # meanwhile: the device was mirrored without it, for good.
+        armed = os.path.join(self.logdir, 'refuse-read-armed')
+        self.stop_sbdd()
+        self.start_sbdd(refuse_read='note|%d|%s|stat' % (errno.ENOMEM, armed))
+        open(armed, 'w').close()
+        self.testbed.add_device(5, event=False)
+        self.testbed.write(self.testbed.device_attr(5, 'note'), 'hello\n', 0o444)
+        syspath = self.testbed.device_syspath(5)
+        self.testbed.uevent(syspath, 'add')
+        self.testbed.uevent(syspath + '/block/sbd5', 'add')
+        self.testbed.uevent(syspath, 'bind')
+        self.wait_for(lambda: 'Cannot mirror %s for now' % syspath in self.daemon_output(),
+                      message='sbdd did not try to mirror sbd5')
+        self.assertNotIn(device_path(5), self.managed_objects())
+        os.unlink(armed)
+        self.wait_for(lambda: device_path(5) in self.managed_objects(), message='sbd5 not mirrored once it could be')
+        self.assertEqual(self.get(device_path(5), DEVICE_IFACE, 'Note'), 'hello')
+
+
 class Methods(sbdtest.SbdTestCase):
     ndevices = 1
 
