@@ -310,6 +310,7 @@ static void attr_watch(struct sbd_object *o, struct attr_value *v) {
 static void device_read_links(struct sbd_object *o, char **names, size_t *n) {
         _cleanup_free_ char *driver = NULL, *block = NULL, *driver_path = NULL, *block_device = NULL;
         int r_driver, r_block;
+        bool keep_driver, keep_block;
 
         if (o->kind != OBJECT_DEVICE)
                 return;
@@ -323,18 +324,20 @@ static void device_read_links(struct sbd_object *o, char **names, size_t *n) {
                 if (asprintf(&block_device, "/dev/%s", block) < 0)
                         return (void) log_oom();
         }
-        if (sysfs_error_is_transient(r_driver) || sysfs_error_is_transient(r_block)) {
-                log_debug_errno(sysfs_error_is_transient(r_driver) ? r_driver : r_block,
+        keep_driver = sysfs_error_is_transient(r_driver);
+        keep_block = sysfs_error_is_transient(r_block);
+        if (keep_driver || keep_block) {
+                log_debug_errno(keep_driver ? r_driver : r_block,
                                 "Cannot read the links of %s for now, keeping the last value: %m", o->syspath);
                 reread_later(o);
         }
-        if (!sysfs_error_is_transient(r_driver) && free_and_strdup(&o->driver_path, driver_path ?: "/") > 0) {
+        if (!keep_driver && free_and_strdup(&o->driver_path, driver_path ?: "/") > 0) {
                 names[(*n)++] = "Driver";
                 announce(&o->daemon->announcer, &(struct change) {
                         .kind = CHANGE_DEVICE_DRIVER, .object_kind = o->kind, .object = o,
                         .name = o->name, .path = o->path, .new_value = o->driver_path });
         }
-        if (!sysfs_error_is_transient(r_block) && free_and_strdup(&o->block_device, block_device ?: "") > 0)
+        if (!keep_block && free_and_strdup(&o->block_device, block_device ?: "") > 0)
                 names[(*n)++] = "BlockDevice";
 }
 
