@@ -42,15 +42,28 @@ wait_until_grep() {
 }
 rss_of() { awk '/^VmRSS:/ {print $2}' "/proc/$(main_pid)/status"; }
 
-# sysfs_state: everything an attack must not change
+# sysfs_state: everything an attack must not change (the bus's devices,
+# each one's attributes, the module's parameters). Read with bash's own
+# read, not cat, ls and grep: it runs before and after every attack, and
+# on the debug kernel an exec costs about a second (tests/README.md).
 sysfs_state() {
-	local d
-	ls /sys/bus/sbd/devices
-	for d in "$SBD_DEVICES"/sbd*; do
-		printf '%s %s %s %s %s\n' "${d##*/}" "$(cat "$d/label")" "$(cat "$d/size")" \
-			"$(cat "$d/read_only")" "$(cat "$d/online")"
+	local d f attr line v
+	for d in /sys/bus/sbd/devices/*; do
+		[[ -e $d ]] || continue
+		printf '%s\n' "${d##*/}"
 	done
-	grep -r . /sys/module/sbd/parameters
+	for d in "$SBD_DEVICES"/sbd*; do
+		line=${d##*/}
+		for attr in label size read_only online; do
+			read_attr_to v "$d/$attr" 2>/dev/null || v='(unreadable)'
+			line+=" $v"
+		done
+		printf '%s\n' "$line"
+	done
+	for f in /sys/module/sbd/parameters/*; do
+		read_attr_to v "$f" 2>/dev/null || v='(unreadable)'
+		printf '%s:%s\n' "$f" "$v"
+	done
 }
 
 # attack WHO NAME: run daemon-hostile.py attack NAME as WHO (nobody|root),
