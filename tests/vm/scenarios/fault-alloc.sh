@@ -275,7 +275,7 @@ step "fail-nth on sbdd: every allocation of a full re-read fails once"
 # handling it. A read that fails for want of memory says nothing about the
 # value: sbdd keeps what it has and reads it again shortly (reread.c). So
 # no signal may come from sbdd during the sweep (nothing changed), and its
-# tree equals sysfs afterwards. Found by CI (stop 34): a re-read under
+# tree equals sysfs afterwards. Found by CI (d154134's run): a re-read under
 # fail-nth emptied the driver's Version, which no later event reads.
 sbd_monitor_start
 version='' n=0 left=0 bad='' log_carry='' line='' kept=0 ended=0
