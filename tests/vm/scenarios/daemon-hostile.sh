@@ -208,6 +208,12 @@ out=$("${NOBODY[@]}" "$PY" "$HELPER" attack big_tree 2>&1) && pass "$out" || fai
 assert_eq "b true" "$(busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
 	NameHasOwner s org.sbd.Sbd1)" "sbdd still owns its name"
 assert_ok busctl --system call org.sbd.Sbd1 /org/sbd/Sbd1 org.freedesktop.DBus.Peer Ping
+# udevd probes every new disk (blkid in 60-persistent-storage.rules opens
+# it) and the module will not delete an open disk (EBUSY): on a slow day
+# the probes of these 40 were still running when the deletes began (CI's
+# run of stop 35, the debug kernel). Wait for udev, as a script of an
+# administrator's would, before taking them away.
+udevadm settle --timeout=120 || fail "udev still busy 120 s after the 40 disks were added"
 for i in $(seq 10 49); do echo "sbd$i" >"$SBD_DRV/delete_device"; done
 rm /etc/dbus-1/system.d/zz-small.conf
 busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus ReloadConfig >/dev/null
