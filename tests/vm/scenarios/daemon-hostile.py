@@ -3,9 +3,11 @@
 """The attacker and the watchman of daemon-hostile.sh (not a scenario).
 
   daemon-hostile.py latency N
-      N Pings to sbdd one after the other: prints "p50 p99" in microseconds.
+      N Pings to sbdd one after the other, then N GetManagedObjects: prints
+      "p50 p99 GMO_P50", the Pings' p50 and p99 and the other's p50, in
+      microseconds.
   daemon-hostile.py probe FILE
-      Pings sbdd one after the other (10 ms apart) until killed, appending
+      Pings sbdd one after the other (0.1 s apart) until killed, appending
       "START_S LATENCY_S BUS_LATENCY_S" to FILE (START on CLOCK_BOOTTIME,
       which is what /proc/uptime shows; BUS: GetId of dbus-daemon right
       after), flushed after each.
@@ -64,17 +66,24 @@ def call(conn, path, iface, method, args, flags=0, timeout_ms=60000):
         return Gio.DBusError.get_remote_error(e) or e.message
 
 
+def sorted_latencies(fn, n):
+    for _ in range(20):
+        fn()
+    lat = []
+    for _ in range(n):
+        t = time.monotonic()
+        fn()
+        lat.append(time.monotonic() - t)
+    return sorted(lat)
+
+
 def cmd_latency(n):
     conn = bus()
-    for _ in range(20):
-        ping(conn)
-    lat = []
-    for _ in range(int(n)):
-        t = time.monotonic()
-        ping(conn)
-        lat.append(time.monotonic() - t)
-    lat.sort()
-    print('%d %d' % (lat[len(lat) // 2] * 1e6, lat[len(lat) * 99 // 100] * 1e6))
+    pings = sorted_latencies(lambda: ping(conn), int(n))
+    trees = sorted_latencies(lambda: conn.call_sync(NAME, ROOT, 'org.freedesktop.DBus.ObjectManager',
+                                                    'GetManagedObjects', None, None, 0, 120000, None), int(n))
+    print('%d %d %d' % (pings[len(pings) // 2] * 1e6, pings[len(pings) * 99 // 100] * 1e6,
+                        trees[len(trees) // 2] * 1e6))
 
 
 def timed(fn):

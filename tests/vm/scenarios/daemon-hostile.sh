@@ -4,8 +4,9 @@
 # real polkitd, the real module): each attack of issue 10 and a few more,
 # made by an unprivileged user (uid 65534) unless it needs root. After
 # each: another client's Pings were answered within 10x the idle latency
-# (at least 5 s) throughout, beyond what the bus itself cost them (a bound
-# on starvation: generous, see below), sysfs is as it was, the tree equals
+# (at least 5 s; behind the stalled readers' 300 calls, what 300 cost at
+# idle) throughout, beyond what the bus itself cost them (a bound on
+# starvation: generous, see below), sysfs is as it was, the tree equals
 # sysfs, and sbdd's RSS is within 1 MiB of where it started. Then the unit's own settings: libkmod sees the kernel command
 # line (run-vm appends sbd.max_size=2147483648), a start timeout, the
 # uevent buffer warning, and GetManagedObjects beyond the bus's message
@@ -81,15 +82,16 @@ attack() {
 	after_attack "$name" "$t0" "$t1"
 }
 
-# after_attack NAME T0 T1: the checks after an attack made between T0 and T1
+# after_attack NAME T0 T1 [BOUND]: the checks after an attack made between
+# T0 and T1; BOUND, when given, replaces $BOUND for the Pings
 after_attack() {
-	local lat bus n rss
+	local lat bus n rss bound=${4:-$BOUND}
 	read -r lat bus n < <("$PY" "$HELPER" window "$PROBE" "$2" "$3")
-	# sbdd may add at most BOUND to what the bus itself cost meanwhile
-	if awk -v l="$lat" -v b="$BOUND" -v u="$bus" 'BEGIN { exit !(l >= 0 && l <= b + u) }'; then
-		pass "$n Pings during $1 answered, the slowest in ${lat}s (the bus's own GetId: ${bus}s; bound ${BOUND}s more)"
+	# sbdd may add at most the bound to what the bus itself cost meanwhile
+	if awk -v l="$lat" -v b="$bound" -v u="$bus" 'BEGIN { exit !(l >= 0 && l <= b + u) }'; then
+		pass "$n Pings during $1 answered, the slowest in ${lat}s (the bus's own GetId: ${bus}s; bound ${bound}s more)"
 	else
-		fail "a Ping during $1 took ${lat}s (the bus's own GetId: ${bus}s; bound ${BOUND}s more, $n Pings)"
+		fail "a Ping during $1 took ${lat}s (the bus's own GetId: ${bus}s; bound ${bound}s more, $n Pings)"
 	fi
 	assert_eq "$SYSFS_BEFORE" "$(sysfs_state)" "sysfs after $1"
 	sbd_check_tree --timeout 20
@@ -133,7 +135,7 @@ assert_eq "" "$(busctl --system introspect --xml-interface org.sbd.Sbd1 /org/sbd
 
 tstep "idle latency and the Ping probe"
 sbd_check_tree --timeout 20
-read -r p50 p99 < <("$PY" "$HELPER" latency 200)
+read -r p50 p99 gmo50 < <("$PY" "$HELPER" latency 200)
 # 10x the idle p99, and never less than 5 s. This is a bound on
 # starvation, not a measure of speed (the benchmark measures that): the
 # starved daemon of issue 10 (the 40,000-parameter Load) did not answer
@@ -144,7 +146,18 @@ read -r p50 p99 < <("$PY" "$HELPER" latency 200)
 # slowest Ping behind them took 0.3-1.4 s on a quiet host and 2.1 s in CI
 # beside a debug guest on the same two cores (3.2 s under perf).
 BOUND=$(awk -v p="$p99" 'BEGIN { b = 10 * p / 1e6; if (b < 5) b = 5; printf "%.3f", b }')
-log "idle Ping: p50 ${p50} us, p99 ${p99} us; bound during attacks ${BOUND} s"
+# The stalled readers queue 300 GetManagedObjects (100 each, pipelined)
+# before they stop, and a Ping sent behind them waits for all 300: their
+# bound is what 300 cost one after the other at idle, when that is more
+# than BOUND. Measured in a guest beside a kernel build (three rounds):
+# the slowest Pings 1.9-2.5 s, all while sbdd answered the 300, none
+# above 0.5 s during the label writes that follow (0.4-1.2 s for the
+# writes without readers), and 300 idle GetManagedObjects 9.1 s. On the
+# slowest day yet (run 40, the host at 0.45 of its speed) a Ping in this
+# step took 6.26 s against the fixed 5 s.
+STALL_BOUND=$(awk -v g="$gmo50" -v b="$BOUND" 'BEGIN { s = 300 * g / 1e6; if (s < b) s = b; printf "%.3f", s }')
+log "idle Ping: p50 ${p50} us, p99 ${p99} us; GetManagedObjects p50 ${gmo50} us;" \
+	"bound during attacks ${BOUND} s, ${STALL_BOUND} s behind the stalled readers' 300 calls"
 bg_start probe "$PY" "$HELPER" probe "$PROBE"
 sleep 2
 busctl --system call org.sbd.Sbd1 /org/sbd/Sbd1 org.freedesktop.DBus.ObjectManager GetManagedObjects >/dev/null
@@ -190,7 +203,7 @@ if ((!KERNEL_PATHS)); then
 	sleep 2
 	kill -KILL "${stalled[@]}" 2>/dev/null || true
 	wait "${stalled[@]}" 2>/dev/null || true
-	after_attack stalled_readers "$t0" "$(uptime_s)"
+	after_attack stalled_readers "$t0" "$(uptime_s)" "$STALL_BOUND"
 fi
 
 tstep "GetManagedObjects beyond the bus's message size"
