@@ -210,27 +210,70 @@ step "fail-nth on sbdd: every allocation of its Set path fails once"
 # answers in under 2 s here (debug kernel, sbdd under ASan). The files
 # are read without a fork (an exec costs 0.2-0.4 s on this kernel): the
 # sweep took 239 s of debug-fault's 533 (run 15).
+
+# sbdd_restart_after_loss STEP: sbdd lost the bus and ends. Wait for its
+# end: its socket closes first, and the bus answers the caller at once
+# (NoReply); the rest of its exit (its clean-up, this kernel's teardown
+# of its memory) can outlast the few reads before the check, and the next
+# step then armed a fail-nth file that vanished under it (run 41). It must
+# have said why and exited non-zero; then it is started again, as the
+# unit's Restart=on-failure would.
+sbdd_restart_after_loss() {
+	local rc=0 i said
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$SBDD_PID" 2>/dev/null || break
+		nap 0.1
+	done
+	if kill -0 "$SBDD_PID" 2>/dev/null; then
+		fail "step $1: sbdd lost the bus and still ran 60 s later: $(tail -n 3 "$SBDD_LOG" | tr '\n' ' ')"
+		kill -KILL "$SBDD_PID" 2>/dev/null || true
+	fi
+	wait "$SBDD_PID" || rc=$?
+	unset "_sbd_bg_pid[sbdd]"
+	# (no <(...): this guest's /dev has no /dev/fd)
+	said=$(sed -n "/^=== sbdd start $_sbdd_runs:/,\$p" "$SBDD_LOG" | grep -c 'Lost the connection to the system bus' || true)
+	if ((rc == 0 || said == 0)); then
+		fail "step $1: sbdd ended with status $rc: $(tail -n 3 "$SBDD_LOG" | tr '\n' ' ')"
+	fi
+	SBDD_PID=
+	sbdd_start -p ndevices=1 -p size=16M >/dev/null
+}
+
+# sbdd_lost_bus ANSWER: sbdd has ended or is ending: gone, the bus
+# answered for it (NoReply: it disconnected with the call unanswered), or
+# it said so in the lines it logged since the last look (read from
+# $log_fd, without an exec: they cost 0.2-0.4 s each here).
+sbdd_lost_bus() {
+	local line lost=0
+	while IFS= read -r line <&"$log_fd"; do
+		[[ $line != *'Lost the connection to the system bus'* ]] || lost=1
+	done
+	((lost)) || [[ $1 == *NoReply* ]] || ! kill -0 "$SBDD_PID" 2>/dev/null
+}
+
 bus_client_start
 results=() n=0 label_file=$(sbd_attr sbd0 label) dev_path=$(sbd_dev_path sbd0) label='' now='' left=0
 read_attr_to label "$label_file"
+exec {log_fd}<"$SBDD_LOG"
+while IFS= read -r line <&"$log_fd"; do :; done # what was logged before
 while ((n < 200)); do
 	n=$((n + 1))
 	nth=/proc/$SBDD_PID/task/$SBDD_PID/fail-nth
-	echo "$n" >"$nth"
+	if ! { echo "$n" >"$nth"; } 2>/dev/null; then
+		# sbdd ended after the last step was looked at: that step lost the
+		# bus after its answer (sending the signal, say)
+		sbdd_restart_after_loss "$((n - 1))"
+		((${#results[@]} == 0)) || results[-1]="lost the bus"
+		nth=/proc/$SBDD_PID/task/$SBDD_PID/fail-nth
+		echo "$n" >"$nth"
+	fi
 	r=$(dbus_error --timeout 10 -o "$dev_path" -m org.freedesktop.DBus.Properties.Set \
 		org.sbd.Sbd1.Device Label "<'nth$n'>")
 	read_attr_to left "$nth" 2>/dev/null || left=0
 	{ echo 0 >"$nth"; } 2>/dev/null || true
 	read_attr_to now "$label_file"
-	if ! kill -0 "$SBDD_PID" 2>/dev/null; then
-		rc=0
-		wait "$SBDD_PID" || rc=$?
-		unset "_sbd_bg_pid[sbdd]"
-		if ((rc == 0)) || ! tail -n 3 "$SBDD_LOG" | grep -q 'Lost the connection to the system bus'; then
-			fail "step $n: sbdd ended with status $rc: $(tail -n 3 "$SBDD_LOG" | tr '\n' ' ')"
-		fi
-		SBDD_PID=
-		sbdd_start -p ndevices=1 -p size=16M >/dev/null
+	if sbdd_lost_bus "$r"; then
+		sbdd_restart_after_loss "$n"
 		r="lost the bus"
 	elif [[ $r == *"Timeout was reached"* ]]; then
 		# The reply's own socket buffer was refused: sd-bus cannot send it
@@ -246,6 +289,7 @@ while ((n < 200)); do
 	# fail-nth counts down to 0 when its point was reached
 	((left == 0)) || break
 done
+exec {log_fd}<&-
 bad=$(printf '%s\n' "${results[@]}" | grep -Ev '^ok$|^org\.sbd\.Sbd1\.Error\.[A-Za-z]+$|^org\.freedesktop\.DBus\.Error\.NoMemory$|^lost the bus$|^reply lost$' || true)
 ((n > 1)) || bad="the first step did not reach an allocation: a sweep that proves nothing"
 ((n < 200)) || bad="no end after 200 steps"
