@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The attacker and the watchman of daemon-hostile.sh (not a scenario).
 
-  daemon-hostile.py latency N
-      N Pings to sbdd one after the other, then N/4 GetManagedObjects: prints
-      "p50 p99 GMO_P50", the Pings' p50 and p99 and the other's p50, in
-      microseconds.
+  daemon-hostile.py latency N M
+      N Pings to sbdd one after the other, then M GetManagedObjects: prints
+      "p50 p99 GMO_P50", the Pings' p50 and p99 and the other's p50 (0
+      when M is 0), in microseconds.
   daemon-hostile.py probe FILE
       Pings sbdd one after the other (0.1 s apart) until killed, appending
       "START_S LATENCY_S BUS_LATENCY_S" to FILE (START on CLOCK_BOOTTIME,
@@ -67,6 +67,8 @@ def call(conn, path, iface, method, args, flags=0, timeout_ms=60000):
 
 
 def sorted_latencies(fn, n):
+    if n == 0:
+        return [0]
     for _ in range(20):
         fn()
     lat = []
@@ -77,11 +79,11 @@ def sorted_latencies(fn, n):
     return sorted(lat)
 
 
-def cmd_latency(n):
+def cmd_latency(n, m):
     conn = bus()
     pings = sorted_latencies(lambda: ping(conn), int(n))
     trees = sorted_latencies(lambda: conn.call_sync(NAME, ROOT, 'org.freedesktop.DBus.ObjectManager',
-                                                    'GetManagedObjects', None, None, 0, 120000, None), int(n) // 4)
+                                                    'GetManagedObjects', None, None, 0, 120000, None), int(m))
     print('%d %d %d' % (pings[len(pings) // 2] * 1e6, pings[len(pings) * 99 // 100] * 1e6,
                         trees[len(trees) // 2] * 1e6))
 
