@@ -207,7 +207,8 @@ step "fail-nth on sbdd: every allocation of its Set path fails once"
 # Restart=on-failure expects, and is started again here as the unit would.
 # The sweep ends at the first N that the Set no longer reaches.
 # A reply sbdd could not send is waited for 10 s, not gdbus's 25: a Set
-# answers in under 2 s here (debug kernel, sbdd under ASan). The files
+# answers in under 2 s here (the debug kernel; debug-fault runs the plain
+# sbdd, not the ASan build: tests/vm/meson.build). The files
 # are read without a fork (an exec costs 0.2-0.4 s on this kernel): the
 # sweep took 239 s of debug-fault's 533 (run 15).
 
