@@ -119,8 +119,7 @@ if ((perf)); then
 	bg_start perf perf record -a -g -e cpu-clock -F 999 -o "$SBD_TMP/perf.data"
 	sleep 2
 fi
-# Its progress (stderr) goes to the console as it comes, and to bench.err
-# (no process substitution: the guest has no /dev/fd).
+# Its progress (stderr) goes to the console as it comes, and to bench.err.
 rc=0
 "${pinned[@]}" "$BENCH" "${bench_args[@]}" 2>&1 >"$SBD_TMP/bench.out" |
 	tee "$SBD_TMP/bench.err" | sed -u 's/^/    /' || rc=$?

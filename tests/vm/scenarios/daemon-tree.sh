@@ -53,7 +53,6 @@ check_attributes() {
 	local kind=$1 dir=$2 path=$3 iface=$4 rel i n mode name got want_b want_a files out
 	local -a rels=() props=() before=() after=() answers=() dirs=("$dir")
 	[[ ! -d $dir/power ]] || dirs+=("$dir/power")
-	# (no process substitution: the plain guest has no /dev/fd)
 	files=$(find "${dirs[@]}" -maxdepth 1 -type f -readable -printf '%M %p\n')
 	while read -r mode name; do
 		[[ $mode == -r* ]] || continue # write-only: no property
