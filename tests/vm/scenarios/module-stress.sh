@@ -28,11 +28,13 @@ try() {
 }
 
 io_worker() { # DEV: direct I/O beyond the first 4 MiB: fio read bursts (the disk held
-	# open: size writes get EBUSY) and single dd runs (open and closed again)
-	local dev=$1 end=$((SECONDS + duration)) blk
-	while ((SECONDS < end)); do
+	# open: size writes get EBUSY) of 8 s, the last one cut to end with the
+	# other workers (a whole one ran up to 8 s on alone), and single dd runs
+	# (open and closed again)
+	local dev=$1 end=$((SECONDS + duration)) blk left
+	while (((left = end - SECONDS) > 0)); do
 		fio --name="stress-$dev" --filename="/dev/$dev" --rw=randread --bs=4k --direct=1 \
-			--ioengine=psync --numjobs=2 --offset=4M --size=12M --time_based --runtime=8 \
+			--ioengine=psync --numjobs=2 --offset=4M --size=12M --time_based --runtime=$((left < 8 ? left : 8)) \
 			--continue_on_error=all --output=/dev/null >/dev/null 2>&1 || true
 		for _ in 1 2; do
 			blk=$((64 + RANDOM % 192)) # 64 KiB blocks 64..255: 4..16 MiB
