@@ -174,16 +174,11 @@ median() {
 # TCG its 1 MiB reads were 10-20% slower, whichever the driver: filled
 # first, sbd0 read 0.82x brd; filled after brd, 1.11x (perf puts the
 # difference in the copy itself; docs/performance.md, row 8). Compacting
-# first leaves fewer such blocks to share.
+# first leaves fewer such blocks to share. One process writes them all
+# (sbd-vmtool: a dd's write per MiB and disk, without the dd's exec).
 fio_fill_interleaved() {
-	local mib dev
 	echo 1 >/proc/sys/vm/compact_memory || die "compacting memory failed"
-	for ((mib = 0; mib < fio_mib; mib++)); do
-		for dev in "$@"; do
-			dd if=/dev/zero of="$dev" bs=1M count=1 seek="$mib" oflag=direct status=none ||
-				die "filling $dev failed"
-		done
-	done
+	"$SBD_VM_TOOL" fill-interleaved "$fio_mib" "$@" || die "filling $* failed"
 }
 
 # fio_warm_up: read the three disks in turn for fio_warm_min seconds, then
