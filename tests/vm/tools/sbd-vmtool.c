@@ -43,6 +43,8 @@
 #define EXIT_USAGE 64
 #define EXIT_TIMEOUT 2
 #define MAX_MATCHES 16
+#define MAX_FILL_DEVS 8
+#define MIB (1024 * 1024)
 
 static const char *errno_name(int err)
 {
@@ -348,9 +350,6 @@ static int cmd_uevents(int argc, char **argv)
 	}
 	return 0;
 }
-
-#define MIB (1024 * 1024)
-#define MAX_FILL_DEVS 8
 
 static int cmd_fill_interleaved(int argc, char **argv)
 {
