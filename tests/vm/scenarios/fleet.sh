@@ -194,8 +194,14 @@ assert_eq "" "$(disks)" "no disks"
 assert_not_exists /sys/module/sbd
 
 tstep "metrics with sbdd stopped: sbd_up 0, sbdd not started"
+# The timer's own run may be under way, begun while sbdd still answered: a
+# start joins a oneshot's run in progress and returns with its sbd_up 1
+# (run 53: the timer's run began at 120.4 s, sbdd stopped at 124.6, the
+# start returned at 125.5). So the timer stops first, and a restart ends
+# any run in progress and makes one of its own after sbdd has stopped.
+assert_ok systemctl stop sbd-prometheus.timer
 assert_ok systemctl stop sbdd.service
-assert_ok systemctl start sbd-prometheus.service
+assert_ok systemctl restart sbd-prometheus.service
 assert_ok promtool check metrics <"$PROM"
 assert_eq "sbd_up 0" "$(grep -v '^#' "$PROM")" "the samples"
 assert_eq inactive "$(systemctl is-active sbdd.service)" "sbdd after the metrics run"
