@@ -251,7 +251,7 @@ static int cmd_uevents(int argc, char **argv)
 	struct match matches[MAX_MATCHES];
 	const char *ready = NULL;
 	long timeout, count, seen = 0;
-	int nmatches = 0, bufsize = 4 * 1024 * 1024;
+	int nmatches = 0, bufsize = 4 * MIB;
 	long long deadline;
 	static char buf[16384];
 	int fd;
